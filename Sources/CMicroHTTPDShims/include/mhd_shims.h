@@ -1,0 +1,33 @@
+#ifndef MHD_SHIMS_H
+#define MHD_SHIMS_H
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Everything `bd_start_daemon` passes to the variadic MHD_start_daemon.
+typedef struct bd_daemon_options {
+    int ipv6;                           /* bind_addr is IPv6 */
+    int turbo;                          /* MHD_USE_TURBO */
+    const struct sockaddr *bind_addr;   /* IPv4 or IPv6, port included; may be 0 for "any" */
+    unsigned int connection_limit;
+    unsigned int per_ip_limit;
+    unsigned int idle_timeout_seconds;
+    size_t connection_memory_limit;
+    unsigned int thread_pool_size;
+    unsigned int listen_backlog;
+} bd_daemon_options;
+
+/// Starts a daemon; MHD_start_daemon is variadic and cannot be called from Swift.
+struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *options,
+                                   MHD_AccessHandlerCallback handler, void *handler_cls,
+                                   MHD_RequestCompletedCallback completed, void *completed_cls);
+
+/// The port the daemon is bound to (useful after binding port 0).
+uint16_t bd_daemon_port(struct MHD_Daemon *daemon);
+
+/// Writes the client's numeric address into buf ("" when unknown).
+void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len);
+
+#endif

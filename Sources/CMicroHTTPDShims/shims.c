@@ -1,0 +1,48 @@
+#include "mhd_shims.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+
+struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
+                                   MHD_AccessHandlerCallback handler, void *handler_cls,
+                                   MHD_RequestCompletedCallback completed, void *completed_cls) {
+    uint16_t port = 0;
+    if (o->bind_addr != NULL) {
+        if (o->bind_addr->sa_family == AF_INET6) {
+            port = ntohs(((const struct sockaddr_in6 *)o->bind_addr)->sin6_port);
+        } else {
+            port = ntohs(((const struct sockaddr_in *)o->bind_addr)->sin_port);
+        }
+    }
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    if (o->ipv6) flags |= MHD_USE_IPv6;
+    if (o->turbo) flags |= MHD_USE_TURBO;
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, o->bind_addr,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
+                            MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
+                            MHD_OPTION_END);
+}
+
+uint16_t bd_daemon_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len) {
+    buf[0] = '\0';
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
+    } else if (sa->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
+    }
+}

@@ -1,0 +1,164 @@
+import CMicroHTTPD
+import CMicroHTTPDShims
+import Foundation
+
+// libmicrohttpd's callbacks. They live in this library file, not in main.swift, so they are
+// not main-actor isolated: libmicrohttpd calls them on its own threads.
+
+/// Per-request state kept across libmicrohttpd's repeated calls while the body arrives.
+final class RequestContext {
+    var body: [UInt8] = []
+    var tooLarge = false
+    var answered = false
+    let start = DispatchTime.now().uptimeNanoseconds
+}
+
+private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: String) -> String? {
+    guard let value = MHD_lookup_connection_value(connection, kind, key) else { return nil }
+    return String(cString: value)
+}
+
+private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercase: Bool) -> [String: String] {
+    final class Box {
+        var values: [String: String] = [:]
+        var lowercase = false
+    }
+    let box = Box()
+    box.lowercase = lowercase
+    let iterator: MHD_KeyValueIterator = { cls, _, key, value in
+        let box = Unmanaged<Box>.fromOpaque(cls!).takeUnretainedValue()
+        guard let key else { return .YES }
+        let name = String(cString: key)
+        box.values[box.lowercase ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
+        return .YES
+    }
+    withExtendedLifetime(box) {
+        _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(box).toOpaque())
+    }
+    return box.values
+}
+
+private func queue(_ response: Response, on connection: OpaquePointer, server: HTTPServer) -> MHD_Result {
+    let handle: OpaquePointer?
+    switch response.body {
+    case .bytes(let bytes):
+        handle = bytes.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        }
+    case .stream(let stream):
+        handle = MHD_create_response_from_callback(
+            UInt64.max, 4096, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamFreed)
+        server.streams.attach(stream, to: connection)
+    }
+    guard let handle else { return .NO }
+    for (name, value) in server.configuration.defaultHeaders { MHD_add_response_header(handle, name, value) }
+    for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    let result = MHD_queue_response(connection, UInt32(response.status), handle)
+    MHD_destroy_response(handle)
+    return result
+}
+
+private func remoteAddress(_ connection: OpaquePointer) -> String {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        bd_connection_client_address(connection, buffer.baseAddress!, buffer.count)
+        return String(cString: buffer.baseAddress!)
+    }
+}
+
+private func answer(
+    _ response: Response, route: String, method: String, path: String,
+    context: RequestContext, connection: OpaquePointer, server: HTTPServer
+) -> MHD_Result {
+    context.answered = true
+    let result = queue(response, on: connection, server: server)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.start) / 1e9
+    server.record(
+        RequestRecord(
+            method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
+            remoteAddress: remoteAddress(connection)))
+    return result
+}
+
+let accessHandler: MHD_AccessHandlerCallback = {
+    cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+    guard let cls, let connection, let requestContext, let uploadDataSize else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let limit = server.configuration.maxBodyBytes
+
+    guard let opaque = requestContext.pointee else {
+        let context = RequestContext()
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        if let length = lookup(connection, .HEADER_KIND, "Content-Length"), let declared = UInt64(length),
+            declared > UInt64(limit)
+        {
+            return answer(
+                HTTPError.payloadTooLarge(limit: limit).response, route: "413",
+                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+                context: context, connection: connection, server: server)
+        }
+        return .YES
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(opaque).takeUnretainedValue()
+    if context.answered {
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        if !context.tooLarge, let uploadData {
+            if context.body.count + size > limit {
+                context.tooLarge = true
+                context.body = []
+            } else {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                    context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                }
+            }
+        }
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+
+    let methodName = method.map { String(cString: $0) } ?? ""
+    let path = url.map { String(cString: $0) } ?? "/"
+    if context.tooLarge {
+        return answer(
+            HTTPError.payloadTooLarge(limit: limit).response, route: "413", method: methodName, path: path,
+            context: context, connection: connection, server: server)
+    }
+    let request = Request(
+        method: methodName, path: path,
+        query: collect(connection, .GET_ARGUMENT_KIND, lowercase: false),
+        headers: collect(connection, .HEADER_KIND, lowercase: true),
+        body: context.body, remoteAddress: "")
+    context.body = []
+    let (response, route) = server.router.handle(request)
+    return answer(
+        response, route: route, method: methodName, path: path, context: context, connection: connection,
+        server: server)
+}
+
+let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let opaque = requestContext.pointee else { return }
+    Unmanaged<RequestContext>.fromOpaque(opaque).release()
+    requestContext.pointee = nil
+}
+
+let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
+    guard let cls, let buffer else { return -2 }
+    let stream = Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue()
+    return stream.read(into: buffer, max: max)
+}
+
+let streamFreed: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    let stream = Unmanaged<EventStream>.fromOpaque(cls).takeRetainedValue()
+    stream.closed()
+}
+
+/// A libmicrohttpd handle (daemon or connection). C pointers are not Sendable; this one may
+/// cross threads because libmicrohttpd allows these calls from any thread, and every use of a
+/// connection handle is serialized by `StreamHub`'s lock.
+struct CHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,167 @@
+import CMicroHTTPD
+import Synchronization
+
+/// One open server-sent-event response. Writers append bytes from any thread; libmicrohttpd
+/// pulls them through `read`. With nothing to send the connection is suspended (no busy
+/// loop) and resumed by the next write. Every suspend/resume goes through the hub's one lock.
+public final class EventStream: Sendable {
+    struct State {
+        var pending: [UInt8] = []
+        var connection: CHandle?
+        var suspended = false
+        var finished = false
+        var closed = false
+    }
+
+    let hub: StreamHub
+    let id: Int
+    /// Bytes a stream may have waiting before its client counts as too slow and is dropped.
+    static let maxPending = 1 << 20
+
+    init(hub: StreamHub, id: Int) {
+        self.hub = hub
+        self.id = id
+    }
+
+    /// Queues bytes for the client; false when the stream has ended (the client went away).
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        hub.withState(of: self) { state in
+            guard !state.finished && !state.closed else { return false }
+            if state.pending.count + bytes.count > Self.maxPending {
+                state.pending.removeAll()
+                state.finished = true
+            } else {
+                state.pending.append(contentsOf: bytes)
+            }
+            Self.resumeIfSuspended(&state)
+            return !state.finished
+        }
+    }
+
+    /// Ends the stream once what is queued has been sent.
+    public func finish() {
+        hub.withState(of: self) { state in
+            state.finished = true
+            Self.resumeIfSuspended(&state)
+        }
+    }
+
+    public var isOpen: Bool { hub.withState(of: self) { !$0.finished && !$0.closed } }
+
+    private static func resumeIfSuspended(_ state: inout State) {
+        if state.suspended, let connection = state.connection {
+            state.suspended = false
+            MHD_resume_connection(connection.pointer)
+        }
+    }
+
+    /// Called by libmicrohttpd's content reader: copies what is pending, or suspends.
+    func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        hub.withState(of: self) { state in
+            if !state.pending.isEmpty {
+                let count = min(max, state.pending.count)
+                state.pending.withUnsafeBytes { raw in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress!, byteCount: count)
+                }
+                state.pending.removeFirst(count)
+                return count
+            }
+            if state.finished { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+            if let connection = state.connection {
+                state.suspended = true
+                MHD_suspend_connection(connection.pointer)
+            }
+            return 0
+        }
+    }
+
+    /// The response was destroyed: the client left or the stream ended.
+    func closed() {
+        hub.withState(of: self) { state in
+            state.closed = true
+            state.connection = nil
+            state.suspended = false
+        }
+        hub.remove(self)
+    }
+}
+
+/// All open event streams: caps how many may be open, sends heartbeats, and ends them all
+/// at shutdown (libmicrohttpd must not be stopped with a connection suspended).
+public final class StreamHub: Sendable {
+    private struct Streams {
+        var states: [Int: EventStream.State] = [:]
+        var streams: [Int: EventStream] = [:]
+        var nextID = 0
+        var accepting = true
+    }
+
+    private let lock = Mutex(Streams())
+    public let maxStreams: Int
+
+    init(maxStreams: Int) {
+        self.maxStreams = maxStreams
+    }
+
+    func withState<T>(of stream: EventStream, _ body: (inout EventStream.State) -> T) -> T {
+        lock.withLock { streams in
+            if streams.states[stream.id] == nil {
+                var gone = EventStream.State()
+                gone.closed = true
+                return body(&gone)
+            }
+            return body(&streams.states[stream.id]!)
+        }
+    }
+
+    /// Opens a stream; 503 with `Retry-After` when the cap is reached or the server is stopping.
+    public func open() throws(HTTPError) -> EventStream {
+        try lock.withLock { streams throws(HTTPError) in
+            guard streams.accepting else { throw .unavailable("the server is shutting down", retryAfter: 5) }
+            guard streams.streams.count < maxStreams else {
+                throw .unavailable("too many open event streams (limit \(maxStreams))", retryAfter: 5)
+            }
+            streams.nextID += 1
+            let stream = EventStream(hub: self, id: streams.nextID)
+            streams.streams[stream.id] = stream
+            streams.states[stream.id] = EventStream.State()
+            return stream
+        }
+    }
+
+    /// Binds a stream to the connection that carries it, once its response is queued.
+    func attach(_ stream: EventStream, to connection: OpaquePointer) {
+        lock.withLock { streams in streams.states[stream.id]?.connection = CHandle(pointer: connection) }
+    }
+
+    func remove(_ stream: EventStream) {
+        lock.withLock { streams in
+            streams.states[stream.id] = nil
+            streams.streams[stream.id] = nil
+        }
+    }
+
+    public var count: Int { lock.withLock { $0.streams.count } }
+
+    public var all: [EventStream] { lock.withLock { Array($0.streams.values) } }
+
+    /// Sends `bytes` to every open stream.
+    public func broadcast(_ bytes: [UInt8]) {
+        for stream in all { stream.send(bytes) }
+    }
+
+    /// Ends every stream and refuses new ones; returns once no connection is suspended.
+    func finishAll() {
+        lock.withLock { streams in
+            streams.accepting = false
+            for id in streams.states.keys {
+                streams.states[id]!.finished = true
+                if streams.states[id]!.suspended, let connection = streams.states[id]!.connection {
+                    streams.states[id]!.suspended = false
+                    MHD_resume_connection(connection.pointer)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// The one error type handlers throw: the router renders it as SPEC.md's JSON error shape,
+/// `{"error": {"code": …, "message": …}}`, so no handler builds an error response by hand.
+public struct HTTPError: Error, Sendable, Equatable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    /// Extra members of the `error` object, such as the offending `field` or batch `index`.
+    public var details: [String: JSONValue]
+    public var headers: [(String, String)]
+
+    public init(
+        _ status: Int, code: String, message: String,
+        details: [String: JSONValue] = [:], headers: [(String, String)] = []
+    ) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers
+    }
+
+    public static func == (a: HTTPError, b: HTTPError) -> Bool {
+        a.status == b.status && a.code == b.code && a.message == b.message && a.details == b.details
+    }
+
+    public static func badRequest(_ message: String, field: String? = nil) -> HTTPError {
+        HTTPError(400, code: "bad_request", message: message, details: field.map { ["field": .string($0)] } ?? [:])
+    }
+    public static func notFound(_ message: String) -> HTTPError {
+        HTTPError(404, code: "not_found", message: message)
+    }
+    public static func conflict(_ code: String, _ message: String) -> HTTPError {
+        HTTPError(409, code: code, message: message)
+    }
+    public static func invalid(_ field: String, _ message: String) -> HTTPError {
+        HTTPError(422, code: "invalid_value", message: message, details: ["field": .string(field)])
+    }
+    public static func payloadTooLarge(limit: Int) -> HTTPError {
+        HTTPError(413, code: "payload_too_large", message: "request body is over the limit of \(limit) bytes")
+    }
+    public static func unsupportedMediaType() -> HTTPError {
+        HTTPError(415, code: "unsupported_media_type", message: "the body must be JSON (content-type: application/json)")
+    }
+    public static func unavailable(_ message: String, retryAfter: Int) -> HTTPError {
+        HTTPError(503, code: "unavailable", message: message, headers: [("Retry-After", String(retryAfter))])
+    }
+
+    /// The JSON body of this error.
+    public var body: JSONValue {
+        var inner: [String: JSONValue] = details
+        inner["code"] = .string(code)
+        inner["message"] = .string(message)
+        return .object(["error": .object(inner)])
+    }
+
+    public var response: Response {
+        var response = Response.json(body, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}

@@ -1,0 +1,121 @@
+import CMicroHTTPD
+import CMicroHTTPDShims
+import Dispatch
+import Foundation
+import Synchronization
+
+/// An HTTP server on libmicrohttpd: epoll worker threads call `Router` handlers synchronously.
+public final class HTTPServer: Sendable {
+    public let configuration: ServerConfiguration
+    let router: Router
+    let onRequest: (@Sendable (RequestRecord) -> Void)?
+    public let streams: StreamHub
+    private let daemon = Mutex<CHandle?>(nil)
+    private let boundPort = Atomic<Int>(0)
+    private let heartbeat = Mutex<HeartbeatTimer?>(nil)
+
+    public init(
+        configuration: ServerConfiguration, router: Router,
+        onRequest: (@Sendable (RequestRecord) -> Void)? = nil
+    ) {
+        self.configuration = configuration
+        self.router = router
+        self.onRequest = onRequest
+        self.streams = StreamHub(maxStreams: configuration.maxStreams)
+    }
+
+    /// The bound port (the real one when configured with 0); 0 before `start`.
+    public var port: Int { boundPort.load(ordering: .acquiring) }
+
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public func start() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var storage = sockaddr_storage()
+        let ipv6: Bool
+        let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
+        let port = UInt16(clamping: configuration.port)
+        if host.contains(":") {
+            ipv6 = true
+            try withUnsafeMutableBytes(of: &storage) { raw in
+                let addr = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                addr.pointee.sin6_family = sa_family_t(AF_INET6)
+                addr.pointee.sin6_port = port.bigEndian
+                guard inet_pton(AF_INET6, host, &addr.pointee.sin6_addr) == 1 else {
+                    throw StartError(description: "not an IP address: \(configuration.host)")
+                }
+            }
+        } else {
+            ipv6 = false
+            try withUnsafeMutableBytes(of: &storage) { raw in
+                let addr = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                addr.pointee.sin_family = sa_family_t(AF_INET)
+                addr.pointee.sin_port = port.bigEndian
+                guard inet_pton(AF_INET, host, &addr.pointee.sin_addr) == 1 else {
+                    throw StartError(description: "not an IPv4/IPv6 address: \(configuration.host)")
+                }
+            }
+        }
+        let started: OpaquePointer? = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                var options = bd_daemon_options(
+                    ipv6: ipv6 ? 1 : 0, turbo: 0, bind_addr: address,
+                    connection_limit: UInt32(configuration.connectionLimit),
+                    per_ip_limit: UInt32(configuration.perIPConnectionLimit),
+                    idle_timeout_seconds: UInt32(configuration.idleTimeoutSeconds),
+                    connection_memory_limit: configuration.connectionMemoryLimit,
+                    thread_pool_size: UInt32(configuration.threads),
+                    listen_backlog: UInt32(configuration.listenBacklog))
+                let me = Unmanaged.passUnretained(self).toOpaque()
+                return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
+            }
+        }
+        guard let started else {
+            throw StartError(
+                description: "cannot listen on \(configuration.host):\(configuration.port) (address in use or not available)")
+        }
+        daemon.withLock { $0 = CHandle(pointer: started) }
+        boundPort.store(Int(bd_daemon_port(started)), ordering: .releasing)
+        startHeartbeat()
+    }
+
+    private func startHeartbeat() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "buttond.heartbeat"))
+        let interval = configuration.heartbeatSeconds
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        let hub = streams
+        timer.setEventHandler { hub.broadcast(Array(": heartbeat\n\n".utf8)) }
+        timer.resume()
+        heartbeat.withLock { $0 = HeartbeatTimer(source: timer) }
+    }
+
+    /// Stops accepting, ends open event streams, lets in-flight requests finish, and stops.
+    public func stop() {
+        guard let running = daemon.withLock({ d -> CHandle? in
+            defer { d = nil }
+            return d
+        })?.pointer else { return }
+        heartbeat.withLock { timer in
+            timer?.source.cancel()
+            timer = nil
+        }
+        let listener = MHD_quiesce_daemon(running)
+        streams.finishAll()
+        // Give resumed streams a moment to flush their end of stream before the daemon closes them.
+        let deadline = Date().addingTimeInterval(1)
+        while streams.count > 0 && Date() < deadline { usleep(5_000) }
+        MHD_stop_daemon(running)
+        if listener >= 0 { close(listener) }
+    }
+
+    deinit { stop() }
+
+    func record(_ record: RequestRecord) { onRequest?(record) }
+}
+
+/// The heartbeat's timer source; Dispatch sources are thread-safe to cancel from any thread.
+struct HeartbeatTimer: @unchecked Sendable {
+    let source: DispatchSourceTimer
+}

@@ -1,0 +1,54 @@
+/// One HTTP request, copied out of libmicrohttpd so handlers never touch C memory.
+public struct Request: Sendable {
+    public var method: String
+    /// The path as libmicrohttpd decoded it (percent-escapes resolved), without the query.
+    public var path: String
+    public var query: [String: String]
+    /// Header names are lower-cased.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// Values of `{name}` segments of the matched route.
+    public var parameters: [String: String] = [:]
+    public var remoteAddress: String
+
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], remoteAddress: String = ""
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// A route parameter; the router guarantees the ones in the pattern exist.
+    public func parameter(_ name: String) -> String { parameters[name] ?? "" }
+
+    /// The body parsed as strict JSON: 415 unless it is declared JSON, 400 when it is malformed.
+    /// An empty body reads as `{}` so that `curl -X POST` works for calls whose fields are all optional.
+    public func json(maxDepth: Int = 32) throws(HTTPError) -> JSONValue {
+        if body.isEmpty { return .object([:]) }
+        if let type = header("content-type") {
+            let mime = type.split(separator: ";", maxSplits: 1)[0].trimmingSpaces().lowercased()
+            guard mime == "application/json" || mime.hasSuffix("+json") else { throw .unsupportedMediaType() }
+        }
+        do {
+            return try JSONParser.parse(body, maxDepth: maxDepth)
+        } catch {
+            throw .badRequest("malformed JSON at byte \(error.offset): \(error.message)")
+        }
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var s = self
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return s
+    }
+}

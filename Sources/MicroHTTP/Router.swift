@@ -1,0 +1,89 @@
+/// Maps method and path to a handler. Patterns are literal segments and `{name}` parameters;
+/// a path that matches a pattern under another method answers 405 with `Allow`.
+public struct Router: Sendable {
+    public typealias Handler = @Sendable (Request) throws -> Response
+
+    struct Route: Sendable {
+        var method: String
+        var pattern: String
+        var segments: [Segment]
+        var handler: Handler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private var routes: [Route] = []
+    /// Answers paths no route matches (static files, say); nil means 404.
+    public var fallback: Handler?
+
+    public init() {}
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        let segments = pattern.split(separator: "/").map { part -> Segment in
+            if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
+            return .literal(String(part))
+        }
+        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+    }
+
+    public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add("GET", pattern, handler) }
+    public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add("POST", pattern, handler) }
+    public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add("PUT", pattern, handler) }
+    public mutating func patch(_ pattern: String, _ handler: @escaping Handler) { add("PATCH", pattern, handler) }
+    public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add("DELETE", pattern, handler) }
+
+    /// Every (method, pattern) pair, for checking the OpenAPI document against the routes.
+    public var table: [(method: String, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
+    private static func match(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
+        guard segments.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal): if literal != part { return nil }
+            case .parameter(let name): parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+
+    /// Runs the matching handler; errors it throws become JSON error responses.
+    /// Returns the response and the matched pattern (for logs and metrics).
+    public func handle(_ request: Request) -> (Response, String) {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [String] = []
+        var request = request
+        let method = request.method == "HEAD" ? "GET" : request.method
+        for route in routes {
+            guard let parameters = Self.match(route.segments, parts) else { continue }
+            if route.method == method {
+                request.parameters = parameters
+                return (Self.run(route.handler, request), route.pattern)
+            }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+        }
+        if !allowed.isEmpty {
+            if allowed.contains("GET") { allowed.append("HEAD") }
+            let error = HTTPError(
+                405, code: "method_not_allowed",
+                message: "\(request.method) is not allowed on \(request.path); allowed: \(allowed.joined(separator: ", "))",
+                headers: [("Allow", allowed.joined(separator: ", "))])
+            return (error.response, "405")
+        }
+        if let fallback { return (Self.run(fallback, request), "static") }
+        return (HTTPError.notFound("no route for \(request.path)").response, "404")
+    }
+
+    private static func run(_ handler: Handler, _ request: Request) -> Response {
+        do {
+            return try handler(request)
+        } catch let error as HTTPError {
+            return error.response
+        } catch {
+            return HTTPError(500, code: "internal", message: "internal error").response
+        }
+    }
+}

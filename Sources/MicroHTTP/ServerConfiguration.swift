@@ -1,0 +1,36 @@
+/// Where the server listens and the limits that keep one client from starving the rest.
+public struct ServerConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; read it back from `HTTPServer.port`.
+    public var port: Int = 8080
+    /// libmicrohttpd worker threads, each with its own epoll loop.
+    public var threads: Int = 4
+    /// Request bodies over this are refused with 413 (before they are read when the length is declared).
+    public var maxBodyBytes: Int = 64 * 1024
+    public var connectionLimit: Int = 1000
+    public var perIPConnectionLimit: Int = 500
+    public var idleTimeoutSeconds: Int = 30
+    /// Memory for one connection's request line and headers; more gets 431.
+    public var connectionMemoryLimit: Int = 32 * 1024
+    public var maxStreams: Int = 500
+    public var heartbeatSeconds: Double = 15
+    public var listenBacklog: Int = 1024
+    /// Headers added to every response (SPEC §6).
+    public var defaultHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+    ]
+
+    public init() {}
+}
+
+/// What the server reports about each finished request, for logs and metrics.
+public struct RequestRecord: Sendable {
+    public var method: String
+    public var path: String
+    public var route: String
+    public var status: Int
+    public var durationSeconds: Double
+    public var remoteAddress: String
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HTTPTestSupport
+import MicroHTTP
+import Synchronization
+
+/// A real libmicrohttpd server on 127.0.0.1, port 0, with a small test router.
+final class LiveServer: Sendable {
+    let server: HTTPServer
+    let client: TestClient
+    let publicDir: String
+    let opened = Opened()
+
+    /// Streams the `/stream` handler has opened, and the hub it opens them from.
+    final class Opened: Sendable {
+        let streams = Mutex<[EventStream]>([])
+        let hub = Mutex<StreamHub?>(nil)
+    }
+
+    init(heartbeatSeconds: Double = 15, maxStreams: Int = 16) throws {
+        publicDir = NSTemporaryDirectory() + "microhttp-public-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: publicDir + "/css", withIntermediateDirectories: true)
+        try "<!doctype html><title>t</title>".write(toFile: publicDir + "/index.html", atomically: true, encoding: .utf8)
+        try "body{}".write(toFile: publicDir + "/css/site.css", atomically: true, encoding: .utf8)
+        try "secret".write(toFile: publicDir + "/../microhttp-secret.txt", atomically: true, encoding: .utf8)
+
+        var router = Router()
+        router.get("/hello") { _ in .text("hello") }
+        router.get("/items/{id}") { request in .json(["id": .string(request.parameter("id"))]) }
+        router.delete("/items/{id}") { _ in .noContent }
+        router.post("/echo") { request in
+            let value = try request.json()
+            return .json(["size": .int(Int64(request.body.count)), "value": value])
+        }
+        router.get("/fail") { _ in throw HTTPError.conflict("busy", "it is busy") }
+        let box = opened
+        router.get("/stream") { _ in
+            guard let hub = box.hub.withLock({ $0 }) else { throw HTTPError(500, code: "x", message: "x") }
+            let stream = try hub.open()
+            stream.send(Array(": hello\n\n".utf8))
+            box.streams.withLock { $0.append(stream) }
+            return Response(status: 200, headers: [("Content-Type", "text/event-stream")], body: .stream(stream))
+        }
+        let files = StaticFiles(root: publicDir)
+        router.fallback = { try files.serve($0) }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.heartbeatSeconds = heartbeatSeconds
+        configuration.maxStreams = maxStreams
+        let server = HTTPServer(configuration: configuration, router: router)
+        opened.hub.withLock { $0 = server.streams }
+        try server.start()
+        self.server = server
+        self.client = TestClient(port: server.port)
+    }
+
+    /// Waits until `count` streams have been opened by the handler.
+    func streams(count: Int) -> [EventStream] {
+        for _ in 0..<500 {
+            let streams = opened.streams.withLock { $0 }
+            if streams.count >= count { return streams }
+            usleep(10_000)
+        }
+        return opened.streams.withLock { $0 }
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: publicDir)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import HTTPTestSupport
+import MicroHTTP
+import Testing
+
+@Suite("HTTP server, live on port 0")
+struct ServerTests {
+    @Test func routesWithParameters() throws {
+        let live = try LiveServer()
+        #expect(live.server.port > 0)
+        let hello = try live.client.get("/hello")
+        #expect(hello.status == 200)
+        #expect(hello.text == "hello")
+        let item = try live.client.get("/items/door-1")
+        #expect(item.json["id"] == "door-1")
+        #expect(try live.client.request("DELETE", "/items/x").status == 204)
+    }
+
+    @Test func unknownRouteAndWrongMethodAreJSONErrors() throws {
+        let live = try LiveServer()
+        let post = try live.client.request("POST", "/items/a", json: "{}")
+        #expect(post.status == 405)
+        #expect(post.header("allow") == "GET, DELETE, HEAD")
+        #expect(post.errorCode == "method_not_allowed")
+        let missing = try live.client.get("/nothing-here")
+        #expect(missing.status == 404)
+        #expect(missing.errorCode == "not_found")
+        #expect(missing.header("content-type") == "application/json")
+        let thrown = try live.client.get("/fail")
+        #expect(thrown.status == 409)
+        #expect(thrown.json == ["error": ["code": "busy", "message": "it is busy"]])
+    }
+
+    @Test func bodiesAreParsedStrictly() throws {
+        let live = try LiveServer()
+        let ok = try live.client.request("POST", "/echo", json: #"{"a": [1, 2.5, "x", null, true]}"#)
+        #expect(ok.status == 200)
+        #expect(ok.json["value"] == ["a": [1, .double(2.5), "x", nil, true]])
+        let malformed = try live.client.request("POST", "/echo", json: "{\"a\": ")
+        #expect(malformed.status == 400)
+        #expect(malformed.errorCode == "bad_request")
+        let duplicate = try live.client.request("POST", "/echo", json: #"{"a": 1, "a": 2}"#)
+        #expect(duplicate.status == 400)
+        let notJSON = try live.client.request("POST", "/echo", body: Array("a=1".utf8), headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        #expect(notJSON.status == 415)
+        #expect(notJSON.errorCode == "unsupported_media_type")
+        let badUTF8 = try live.client.request("POST", "/echo", body: [0x22, 0xFF, 0xFE, 0x22])
+        #expect(badUTF8.status == 400)
+        let deep = try live.client.request("POST", "/echo", json: String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000))
+        #expect(deep.status == 400)
+    }
+
+    @Test func sixtyKilobyteBodyArrivesWhole() throws {
+        let live = try LiveServer()
+        let payload = String(repeating: "x", count: 60 * 1024)
+        let reply = try live.client.request("POST", "/echo", json: "\"\(payload)\"")
+        #expect(reply.status == 200)
+        #expect(reply.json["size"] == .int(Int64(60 * 1024 + 2)))
+        #expect(reply.json["value"] == .string(payload))
+    }
+
+    @Test func oversizedBodiesGet413AndServerKeepsServing() throws {
+        let live = try LiveServer()
+        let big = [UInt8](repeating: 0x20, count: 1024 * 1024)
+        let reply = try live.client.request("POST", "/echo", body: big)
+        #expect(reply.status == 413)
+        #expect(reply.errorCode == "payload_too_large")
+        // Chunked upload with no declared length: refused once it passes the limit.
+        let connection = try Connection(port: live.server.port)
+        var raw = Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
+        for _ in 0..<20 { raw += Array("1000\r\n".utf8) + [UInt8](repeating: 0x20, count: 4096) + Array("\r\n".utf8) }
+        raw += Array("0\r\n\r\n".utf8)
+        try connection.write(raw)
+        let chunked = try connection.readReplyForTests()
+        #expect(chunked.status == 413)
+        #expect(try live.client.get("/hello").status == 200)
+    }
+
+    @Test func staticFiles() throws {
+        let live = try LiveServer()
+        let index = try live.client.get("/")
+        #expect(index.status == 200)
+        #expect(index.header("content-type") == "text/html; charset=utf-8")
+        #expect(index.header("content-security-policy") == "default-src 'self'")
+        #expect(index.header("x-content-type-options") == "nosniff")
+        #expect(index.header("referrer-policy") == "no-referrer")
+        let css = try live.client.get("/css/site.css")
+        #expect(css.header("content-type") == "text/css; charset=utf-8")
+        let etag = try #require(css.header("etag"))
+        let cached = try live.client.request("GET", "/css/site.css", headers: ["If-None-Match": etag])
+        #expect(cached.status == 304)
+        #expect(cached.body.isEmpty)
+        #expect(try live.client.get("/css").status == 404)  // a directory without index.html: no listing
+        for path in ["/../microhttp-secret.txt", "/css/../../microhttp-secret.txt", "/%2e%2e/microhttp-secret.txt", "//etc/passwd"] {
+            let escape = try live.client.get(path)
+            #expect(escape.status == 400 || escape.status == 404, "\(path)")
+            #expect(!escape.text.contains("secret"), "\(path)")
+        }
+        #expect(try live.client.request("POST", "/index.html", json: "{}").status == 405)
+    }
+
+    @Test func streamReceivesPushedMessagesAndHeartbeats() throws {
+        let live = try LiveServer(heartbeatSeconds: 0.2)
+        let reader = try live.client.stream("/stream")
+        #expect(reader.status == 200)
+        #expect(reader.headers["content-type"] == "text/event-stream")
+        let stream = try #require(live.streams(count: 1).first)
+        #expect(try reader.next().comment)
+        for i in 1...3 { stream.send(Array("id: \(i)\ndata: message \(i)\n\n".utf8)) }
+        var received: [String] = []
+        while received.count < 3 {
+            let message = try reader.next()
+            if !message.comment { received.append(message.data) }
+        }
+        #expect(received == ["message 1", "message 2", "message 3"])
+        // Idle: the heartbeat comment still arrives.
+        #expect(try reader.next().comment)
+    }
+
+    @Test func streamCapAnswers503() throws {
+        let live = try LiveServer(maxStreams: 2)
+        let a = try live.client.stream("/stream")
+        let b = try live.client.stream("/stream")
+        _ = live.streams(count: 2)
+        let c = try live.client.get("/stream")
+        #expect(c.status == 503)
+        #expect(c.header("retry-after") != nil)
+        withExtendedLifetime((a, b)) {}
+    }
+
+    @Test func fiftyConcurrentClientsAreAllAnswered() async throws {
+        let live = try LiveServer()
+        let client = live.client
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for i in 0..<50 {
+                group.addTask { (try? client.get("/items/\(i)").status) ?? -1 }
+            }
+            var all: [Int] = []
+            for await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses.count == 50)
+        #expect(statuses.allSatisfy { $0 == 200 })
+    }
+
+    @Test func stopsCleanlyWithAStreamOpen() throws {
+        let live = try LiveServer()
+        let reader = try live.client.stream("/stream")
+        _ = live.streams(count: 1)
+        _ = try reader.next()
+        let started = Date()
+        live.server.stop()
+        #expect(reader.endsWithin(seconds: 5))
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(throws: (any Error).self) { try live.client.get("/hello") }
+    }
+}
