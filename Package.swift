@@ -15,7 +15,10 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .target(
+            name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"],
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])]
+        ),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -29,7 +32,7 @@ let package = Package(
         .target(name: "ButtonEngine", swiftSettings: strict),
         .target(
             name: "ButtonStore",
-            dependencies: ["ButtonEngine", "CSQLite"],
+            dependencies: ["CSQLite"],
             swiftSettings: strict
         ),
         .target(
@@ -42,12 +45,12 @@ let package = Package(
             dependencies: ["ButtonServer"],
             swiftSettings: strict
         ),
-        .target(name: "HTTPTestSupport", dependencies: ["MicroHTTP"], path: "Tests/HTTPTestSupport", swiftSettings: strict),
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine"], swiftSettings: strict),
+        .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "MicroHTTP", "HTTPTestSupport"],
+            dependencies: ["ButtonServer", "MicroHTTP"],
             swiftSettings: strict
         ),
     ]

@@ -100,7 +100,7 @@ public final class StreamHub: Sendable {
     private let lock = Mutex(Streams())
     public let maxStreams: Int
 
-    init(maxStreams: Int) {
+    public init(maxStreams: Int) {
         self.maxStreams = maxStreams
     }
 

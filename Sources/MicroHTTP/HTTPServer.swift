@@ -15,13 +15,13 @@ public final class HTTPServer: Sendable {
     private let heartbeat = Mutex<HeartbeatTimer?>(nil)
 
     public init(
-        configuration: ServerConfiguration, router: Router,
+        configuration: ServerConfiguration, router: Router, streams: StreamHub? = nil,
         onRequest: (@Sendable (RequestRecord) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.router = router
         self.onRequest = onRequest
-        self.streams = StreamHub(maxStreams: configuration.maxStreams)
+        self.streams = streams ?? StreamHub(maxStreams: configuration.maxStreams)
     }
 
     /// The bound port (the real one when configured with 0); 0 before `start`.

@@ -1,12 +1,11 @@
 import Foundation
-import HTTPTestSupport
 import MicroHTTP
 import Synchronization
 
 /// A real libmicrohttpd server on 127.0.0.1, port 0, with a small test router.
 final class LiveServer: Sendable {
     let server: HTTPServer
-    let client: TestClient
+    let client: HTTPClient
     let publicDir: String
     let opened = Opened()
 
@@ -50,7 +49,7 @@ final class LiveServer: Sendable {
         opened.hub.withLock { $0 = server.streams }
         try server.start()
         self.server = server
-        self.client = TestClient(port: server.port)
+        self.client = HTTPClient(port: server.port)
     }
 
     /// Waits until `count` streams have been opened by the handler.

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTestSupport
 import MicroHTTP
 import Testing
 
@@ -66,7 +65,7 @@ struct ServerTests {
         #expect(reply.status == 413)
         #expect(reply.errorCode == "payload_too_large")
         // Chunked upload with no declared length: refused once it passes the limit.
-        let connection = try Connection(port: live.server.port)
+        let connection = try ClientConnection(port: live.server.port)
         var raw = Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
         for _ in 0..<20 { raw += Array("1000\r\n".utf8) + [UInt8](repeating: 0x20, count: 4096) + Array("\r\n".utf8) }
         raw += Array("0\r\n\r\n".utf8)

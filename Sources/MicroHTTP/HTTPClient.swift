@@ -1,15 +1,18 @@
 import Foundation
-import MicroHTTP
 
-/// A deliberately small HTTP/1.1 client over a POSIX socket, so live tests see exactly what
-/// goes over the wire (status, headers, chunked streams) with no client library in between.
-public struct TestClient: Sendable {
+/// A small blocking HTTP/1.1 client over a POSIX socket (plain http only). The `buttond`
+/// client commands use it, and live tests use it to see exactly what goes over the wire.
+public struct HTTPClient: Sendable {
+    public let host: String
     public let port: Int
     public var token: String?
+    public var timeoutSeconds: Int
 
-    public init(port: Int, token: String? = nil) {
+    public init(host: String = "127.0.0.1", port: Int, token: String? = nil, timeoutSeconds: Int = 10) {
+        self.host = host
         self.port = port
         self.token = token
+        self.timeoutSeconds = timeoutSeconds
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -33,8 +36,8 @@ public struct TestClient: Sendable {
     public func request(
         _ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]
     ) throws -> Reply {
-        let connection = try Connection(port: port)
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        let connection = try ClientConnection(host: host, port: port, timeoutSeconds: timeoutSeconds)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         var headers = headers
         if let token, headers["Authorization"] == nil { headers["Authorization"] = "Bearer \(token)" }
         if let body {
@@ -56,8 +59,8 @@ public struct TestClient: Sendable {
 
     /// Opens a GET whose response is read incrementally (server-sent events).
     public func stream(_ path: String, headers: [String: String] = [:]) throws -> StreamReader {
-        let connection = try Connection(port: port)
-        var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        let connection = try ClientConnection(host: host, port: port, timeoutSeconds: timeoutSeconds)
+        var head = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nAccept: text/event-stream\r\n"
         var headers = headers
         if let token, headers["Authorization"] == nil { headers["Authorization"] = "Bearer \(token)" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -66,26 +69,29 @@ public struct TestClient: Sendable {
     }
 }
 
-/// One TCP connection to 127.0.0.1 with a receive timeout, so no test can hang on it.
-public final class Connection: @unchecked Sendable {  // used by one test thread at a time
+/// One TCP connection with a receive timeout, so no caller can hang on it.
+public final class ClientConnection: @unchecked Sendable {  // used by one thread at a time
     let fd: Int32
     var buffer: [UInt8] = []
 
-    public init(port: Int, timeoutSeconds: Int = 10) throws {
+    public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestClient.Failure(description: "socket failed") }
+        guard fd >= 0 else { throw HTTPClient.Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
+            close(fd)
+            throw HTTPClient.Failure(description: "not an IPv4 address: \(host)")
+        }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
             close(fd)
-            throw TestClient.Failure(description: "connect to port \(port) failed")
+            throw HTTPClient.Failure(description: "cannot connect to \(host):\(port)")
         }
     }
 
@@ -95,7 +101,7 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw TestClient.Failure(description: "send failed") }
+            guard n > 0 else { throw HTTPClient.Failure(description: "send failed") }
             sent += n
         }
     }
@@ -105,7 +111,7 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = recv(fd, &chunk, chunk.count, 0)
         if n == 0 { return false }
-        guard n > 0 else { throw TestClient.Failure(description: "receive timed out or failed (errno \(errno))") }
+        guard n > 0 else { throw HTTPClient.Failure(description: "receive timed out or failed (errno \(errno))") }
         buffer.append(contentsOf: chunk[0..<n])
         return true
     }
@@ -118,13 +124,13 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
                 if line.last == 0x0D { line.removeLast() }
                 return String(decoding: line, as: UTF8.self)
             }
-            guard try fill() else { throw TestClient.Failure(description: "connection closed mid-line") }
+            guard try fill() else { throw HTTPClient.Failure(description: "connection closed mid-line") }
         }
     }
 
     func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
-            guard try fill() else { throw TestClient.Failure(description: "connection closed mid-body") }
+            guard try fill() else { throw HTTPClient.Failure(description: "connection closed mid-body") }
         }
         let bytes = Array(buffer[..<count])
         buffer.removeFirst(count)
@@ -135,7 +141,7 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else {
-            throw TestClient.Failure(description: "bad status line: \(statusLine)")
+            throw HTTPClient.Failure(description: "bad status line: \(statusLine)")
         }
         var headers: [String: String] = [:]
         while true {
@@ -152,7 +158,7 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
     func readChunk() throws -> [UInt8]? {
         let sizeLine = try readLine()
         guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
-            throw TestClient.Failure(description: "bad chunk size: \(sizeLine)")
+            throw HTTPClient.Failure(description: "bad chunk size: \(sizeLine)")
         }
         if size == 0 { return nil }
         let bytes = try readExactly(size)
@@ -160,7 +166,7 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
         return bytes
     }
 
-    func readReply() throws -> TestClient.Reply {
+    func readReply() throws -> HTTPClient.Reply {
         let (status, headers) = try readHead()
         var body: [UInt8] = []
         if headers["transfer-encoding"]?.lowercased() == "chunked" {
@@ -172,19 +178,19 @@ public final class Connection: @unchecked Sendable {  // used by one test thread
             body = buffer
             buffer = []
         }
-        return TestClient.Reply(status: status, headers: headers, body: body)
+        return HTTPClient.Reply(status: status, headers: headers, body: body)
     }
 }
 
 /// Reads a server-sent event stream message by message.
-public final class StreamReader: @unchecked Sendable {  // used by one test thread at a time
+public final class StreamReader: @unchecked Sendable {  // used by one thread at a time
     public let status: Int
     public let headers: [String: String]
-    let connection: Connection
+    let connection: ClientConnection
     var text = ""
     let chunked: Bool
 
-    init(connection: Connection) throws {
+    init(connection: ClientConnection) throws {
         self.connection = connection
         (status, headers) = try connection.readHead()
         chunked = headers["transfer-encoding"]?.lowercased() == "chunked"
@@ -222,10 +228,10 @@ public final class StreamReader: @unchecked Sendable {  // used by one test thre
                 return message
             }
             if chunked {
-                guard let chunk = try connection.readChunk() else { throw TestClient.Failure(description: "stream ended") }
+                guard let chunk = try connection.readChunk() else { throw HTTPClient.Failure(description: "stream ended") }
                 text += String(decoding: chunk, as: UTF8.self)
             } else {
-                guard try connection.fill() else { throw TestClient.Failure(description: "stream ended") }
+                guard try connection.fill() else { throw HTTPClient.Failure(description: "stream ended") }
                 text += String(decoding: connection.buffer, as: UTF8.self)
                 connection.buffer = []
             }
@@ -252,13 +258,13 @@ public final class StreamReader: @unchecked Sendable {  // used by one test thre
                     return true
                 }
             } catch {
-                return (error as? TestClient.Failure)?.description.contains("closed") ?? false
+                return (error as? HTTPClient.Failure)?.description.contains("closed") ?? false
             }
         }
     }
 }
 
-extension Connection {
-    /// Reads one reply from a connection the test wrote to by hand.
-    public func readReplyForTests() throws -> TestClient.Reply { try readReply() }
+extension ClientConnection {
+    /// Reads one reply from a connection the caller wrote to by hand.
+    public func readReplyForTests() throws -> HTTPClient.Reply { try readReply() }
 }

@@ -1,0 +1,32 @@
+# The one entry point: `make run` serves on 127.0.0.1:8080, `make test` runs every test.
+# Both install what a fresh Debian machine with the Swift toolchain is missing.
+
+SWIFT ?= swift
+APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev
+RELEASE_BIN := .build/release/buttond
+
+.PHONY: deps build release run test clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	$(RELEASE_BIN) serve --data-dir ./data --public-dir ./public
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) build -c release --product buttond
+	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) $(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

@@ -1,0 +1,91 @@
+import ButtonEngine
+import ButtonStore
+import Foundation
+import MicroHTTP
+
+/// The whole server: the store, the registry, the engine service and the HTTP routes.
+/// `buttond serve` and the live tests both start exactly this.
+public final class ButtonServerApp: Sendable {
+    public let options: ServeOptions
+    let logger: Logger
+    let store: ButtonStore
+    let registry: Registry
+    let log: EventLog
+    let service: ButtonService
+    let streams: StreamHub
+    private let server: HTTPServer
+
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(options: ServeOptions) throws(StartError) {
+        self.options = options
+        logger = Logger(level: options.logLevel, format: options.logFormat)
+        do {
+            store = try ButtonStore(directory: options.dataDir)
+            registry = Registry(store: store, maxButtons: options.maxButtons)
+            log = try EventLog(store: store, retention: options.retention)
+        } catch {
+            throw StartError(description: "cannot open the data directory: \(error.description)")
+        }
+        service = ButtonService(registry: registry, log: log)
+        streams = StreamHub(maxStreams: options.http.maxStreams)
+        do {
+            try service.load()
+        } catch {
+            throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
+        }
+        let api = API(options: options, registry: registry, service: service, log: log, streams: streams)
+        let logger = self.logger
+        server = HTTPServer(configuration: options.http, router: api.makeRouter(), streams: streams) { record in
+            logger.log(
+                .info, "request",
+                [
+                    "method": record.method, "path": record.path, "route": record.route, "status": String(record.status),
+                    "duration_ms": String(format: "%.2f", record.durationSeconds * 1000), "remote": record.remoteAddress,
+                ])
+        }
+    }
+
+    public func start() throws {
+        service.start()
+        try server.start()
+        logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir])
+    }
+
+    /// The bound port (useful with port 0).
+    public var port: Int { server.port }
+
+    /// Stops accepting, ends streams, finishes in-flight requests, then closes the database.
+    public func stop() {
+        server.stop()
+        service.stop()
+        store.close()
+    }
+}
+
+/// The parts the HTTP routes need; the route files extend it, one area each.
+struct API: Sendable {
+    let options: ServeOptions
+    let registry: Registry
+    let service: ButtonService
+    let log: EventLog
+    let streams: StreamHub
+
+    func makeRouter() -> Router {
+        var router = Router()
+        router.get("/healthz") { _ in .text("ok") }
+        addRegistryRoutes(to: &router)
+        addInputRoutes(to: &router)
+        addEventRoutes(to: &router)
+        let files = StaticFiles(root: options.publicDir)
+        router.fallback = { request in
+            if request.path == "/api" || request.path.hasPrefix("/api/") {
+                throw HTTPError.notFound("no API route \(request.method) \(request.path)")
+            }
+            return try files.serve(request)
+        }
+        return router
+    }
+}

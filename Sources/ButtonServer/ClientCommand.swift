@@ -1,0 +1,100 @@
+import Foundation
+import MicroHTTP
+
+/// `buttond press|down|up|events`: a client for shell scripts on the same binary.
+/// Exit codes: 0 ok, 1 the server said no (its message on stderr), 2 usage.
+public enum ClientCommand {
+    struct Usage: Error {
+        var message: String
+    }
+
+    static func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("buttond: \(message)\n".utf8))
+        return 1
+    }
+
+    public static func run(command: String, arguments: [String]) -> Int32 {
+        do {
+            return try run(command, arguments, environment: ProcessInfo.processInfo.environment)
+        } catch let usage as Usage {
+            FileHandle.standardError.write(Data("buttond: \(usage.message)\nTry 'buttond --help'.\n".utf8))
+            return 2
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    static func run(_ command: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
+        var server = environment["BUTTOND_SERVER"] ?? "http://127.0.0.1:8080"
+        var token = environment["BUTTOND_TOKEN"]
+        var hold: Int?
+        var follow = false
+        var after: Int64?
+        var names: [String] = []
+        var index = 0
+        func value() throws -> String {
+            index += 1
+            guard index < arguments.count else { throw Usage(message: "\(arguments[index - 1]) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--server": server = try value()
+            case "--token": token = try value()
+            case "--hold":
+                guard let ms = Int(try value()), ms >= 0 else { throw Usage(message: "--hold takes milliseconds") }
+                hold = ms
+            case "--follow", "-f": follow = true
+            case "--after":
+                guard let seq = Int64(try value()) else { throw Usage(message: "--after takes a sequence number") }
+                after = seq
+            case let other where other.hasPrefix("-"): throw Usage(message: "unknown option '\(other)'")
+            case let name: names.append(name)
+            }
+            index += 1
+        }
+        guard let url = URL(string: server), url.scheme == "http", let host = url.host else {
+            throw Usage(message: "--server must be an http:// URL, not '\(server)'")
+        }
+        let client = HTTPClient(host: host, port: url.port ?? 80, token: token, timeoutSeconds: follow ? 3600 : 30)
+
+        switch command {
+        case "press", "down", "up":
+            guard names.count == 1, let name = names.first else { throw Usage(message: "\(command) takes one button name") }
+            var body = "{}"
+            if command == "press", let hold { body = "{\"holdMs\":\(hold)}" }
+            let reply = try client.request("POST", "/api/v1/buttons/\(name)/\(command)", json: body)
+            return report(reply)
+        case "events":
+            guard names.isEmpty else { throw Usage(message: "events takes no names") }
+            if !follow {
+                let reply = try client.get("/api/v1/events" + (after.map { "?after=\($0)" } ?? ""))
+                guard reply.status == 200, case .array(let events)? = reply.json["events"] else { return report(reply) }
+                for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
+                return 0
+            }
+            let stream = try client.stream("/api/v1/events/stream" + (after.map { "?after=\($0)" } ?? ""))
+            guard stream.status == 200 else { return fail("the server answered \(stream.status)") }
+            while true {
+                let message = try stream.nextEvent()
+                FileHandle.standardOutput.write(Data((message.data + "\n").utf8))
+            }
+        default:
+            throw Usage(message: "unknown command '\(command)'")
+        }
+    }
+
+    /// Prints the events of a successful reply as JSON lines; the server's message otherwise.
+    static func report(_ reply: HTTPClient.Reply) -> Int32 {
+        guard (200..<300).contains(reply.status) else {
+            if case .string(let message)? = reply.json["error"]?["message"] {
+                return fail("\(message) (HTTP \(reply.status))")
+            }
+            return fail("the server answered HTTP \(reply.status)")
+        }
+        if case .array(let events)? = reply.json["events"] {
+            for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,25 @@
+/// The version `buttond version` prints and webhooks send as their user agent.
+public enum BuildInfo {
+    public static let version = "0.1.0"
+}
+
+/// `buttond --help`.
+public enum CommandLineHelp {
+    public static var text: String {
+        """
+        buttond \(BuildInfo.version): a registry of virtual buttons with a gesture engine and handlers.
+
+        Usage:
+          buttond [serve] [options]        run the server (the default command)
+          buttond press NAME [--hold MS] [--server URL] [--token T]
+          buttond down NAME | up NAME [--server URL] [--token T]
+          buttond events [--follow] [--after SEQ] [--server URL] [--token T]
+          buttond version
+          buttond --help
+
+        \(ServeOptions.help)
+        The client commands read BUTTOND_SERVER (default http://127.0.0.1:8080) and BUTTOND_TOKEN.
+        Exit codes: 0 ok, 1 the server said no (its message on stderr), 2 usage.
+        """
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// One line per record on stderr, as logfmt or JSON lines. Never given a secret or a token.
+public struct Logger: Sendable {
+    public enum Level: String, Sendable, CaseIterable, Comparable {
+        case debug, info, warn, error
+        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+        public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+    }
+
+    public enum Format: String, Sendable, CaseIterable {
+        case logfmt, json
+    }
+
+    public var level: Level
+    public var format: Format
+
+    public init(level: Level = .info, format: Format = .logfmt) {
+        self.level = level
+        self.format = format
+    }
+
+    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        guard level >= self.level else { return }
+        let time = Timestamp.iso8601(milliseconds: Timestamp.now())
+        var line: String
+        switch format {
+        case .logfmt:
+            line = "ts=\(time) level=\(level.rawValue) msg=\(Self.quote(message))"
+            for (key, value) in fields { line += " \(key)=\(Self.quote(value))" }
+        case .json:
+            line = "{\"ts\":\"\(time)\",\"level\":\"\(level.rawValue)\",\"msg\":\(Self.jsonString(message))"
+            for (key, value) in fields { line += ",\(Self.jsonString(key)):\(Self.jsonString(value))" }
+            line += "}"
+        }
+        line += "\n"
+        line.withCString { pointer in _ = write(2, pointer, strlen(pointer)) }
+    }
+
+    static func quote(_ value: String) -> String {
+        if !value.isEmpty && !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) { return value }
+        return jsonString(value)
+    }
+
+    static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,167 @@
+import ButtonEngine
+import ButtonStore
+import Foundation
+import MicroHTTP
+import Synchronization
+
+/// Every button and sheet, live: lookups by id, listing in creation order, and the
+/// create/update/delete operations that keep memory and SQLite in step.
+final class Registry: Sendable {
+    private struct Table<Slot> {
+        var byID: [String: Slot] = [:]
+        var order: [String] = []
+    }
+
+    private let buttons = Mutex(Table<ButtonSlot>())
+    private let sheets = Mutex(Table<SheetSlot>())
+    let store: ButtonStore
+    let maxButtons: Int
+
+    init(store: ButtonStore, maxButtons: Int) {
+        self.store = store
+        self.maxButtons = maxButtons
+    }
+
+    static func storageError(_ error: StoreError) -> HTTPError {
+        HTTPError.unavailable("storage failed: \(error.description)", retryAfter: 1)
+    }
+
+    // MARK: Buttons
+
+    func button(_ id: String) throws(HTTPError) -> ButtonSlot {
+        guard let slot = buttons.withLock({ $0.byID[id] }) else { throw HTTPError.notFound("no button named '\(id)'") }
+        return slot
+    }
+
+    var buttonCount: Int { buttons.withLock { $0.order.count } }
+
+    func buttonSlots(offset: Int = 0, limit: Int = .max) -> [ButtonSlot] {
+        buttons.withLock { table in
+            guard offset < table.order.count else { return [] }
+            let end = limit >= table.order.count - offset ? table.order.count : offset + limit
+            return table.order[offset..<end].compactMap { table.byID[$0] }
+        }
+    }
+
+    /// Adds a loaded or new slot to memory; false if the id is taken.
+    func insert(_ slot: ButtonSlot) -> Bool {
+        buttons.withLock { table in
+            guard table.byID[slot.id] == nil else { return false }
+            table.byID[slot.id] = slot
+            table.order.append(slot.id)
+            return true
+        }
+    }
+
+    func createButton(_ definition: ButtonDefinition) throws(HTTPError) -> ButtonSlot {
+        let slot = ButtonSlot(definition: definition, machine: ButtonMachine(config: definition.config))
+        try buttons.withLock { table throws(HTTPError) in
+            guard table.byID[slot.id] == nil else {
+                throw HTTPError.conflict("already_exists", "a button named '\(slot.id)' already exists")
+            }
+            guard table.order.count < maxButtons else {
+                throw HTTPError(409, code: "limit_reached", message: "the registry holds at most \(maxButtons) buttons")
+            }
+            table.byID[slot.id] = slot
+            table.order.append(slot.id)
+        }
+        do throws(StoreError) {
+            try store.upsertButton(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
+        } catch {
+            removeButtonFromMemory(slot.id)
+            throw Self.storageError(error)
+        }
+        return slot
+    }
+
+    func saveDefinition(_ definition: ButtonDefinition) throws(HTTPError) {
+        do throws(StoreError) {
+            try store.upsertButton(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    private func removeButtonFromMemory(_ id: String) {
+        buttons.withLock { table in
+            table.byID[id] = nil
+            table.order.removeAll { $0 == id }
+        }
+    }
+
+    func deleteButton(_ id: String) throws(HTTPError) {
+        let slot = try button(id)
+        try slot.locked { () throws(HTTPError) in
+            do throws(StoreError) { try store.deleteButton(id: id) } catch { throw Self.storageError(error) }
+            slot.removed = true
+        }
+        removeButtonFromMemory(id)
+    }
+
+    // MARK: Sheets
+
+    func sheet(_ id: String) throws(HTTPError) -> SheetSlot {
+        guard let slot = sheets.withLock({ $0.byID[id] }) else { throw HTTPError.notFound("no sheet named '\(id)'") }
+        return slot
+    }
+
+    var sheetSlots: [SheetSlot] { sheets.withLock { table in table.order.compactMap { table.byID[$0] } } }
+
+    func insert(_ slot: SheetSlot) -> Bool {
+        sheets.withLock { table in
+            guard table.byID[slot.id] == nil else { return false }
+            table.byID[slot.id] = slot
+            table.order.append(slot.id)
+            return true
+        }
+    }
+
+    func createSheet(_ definition: SheetDefinition) throws(HTTPError) -> SheetSlot {
+        let slot = SheetSlot(definition: definition)
+        guard insert(slot) else { throw HTTPError.conflict("already_exists", "a sheet named '\(slot.id)' already exists") }
+        do {
+            try saveSheet(definition)
+        } catch {
+            removeSheetFromMemory(slot.id)
+            throw error
+        }
+        return slot
+    }
+
+    func saveSheet(_ definition: SheetDefinition) throws(HTTPError) {
+        do throws(StoreError) {
+            try store.upsertSheet(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    private func removeSheetFromMemory(_ id: String) {
+        sheets.withLock { table in
+            table.byID[id] = nil
+            table.order.removeAll { $0 == id }
+        }
+    }
+
+    func deleteSheet(_ id: String) throws(HTTPError) {
+        let slot = try sheet(id)
+        try slot.locked { () throws(HTTPError) in
+            do throws(StoreError) { try store.deleteSheet(id: id) } catch { throw Self.storageError(error) }
+            slot.removed = true
+        }
+        removeSheetFromMemory(id)
+    }
+
+    /// Empties memory (config import replaces everything).
+    func removeAll() -> ([ButtonSlot], [SheetSlot]) {
+        let b = buttons.withLock { table in
+            defer { table = Table() }
+            return Array(table.byID.values)
+        }
+        let s = sheets.withLock { table in
+            defer { table = Table() }
+            return Array(table.byID.values)
+        }
+        return (b, s)
+    }
+}

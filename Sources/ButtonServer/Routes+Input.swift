@@ -1,0 +1,116 @@
+import ButtonEngine
+import MicroHTTP
+
+/// `down`, `move`, `up`, `cancel`, `press`, `state` and the batch `POST /api/v1/input`.
+extension API {
+    static let maxT: Int64 = 1 << 53
+    static let maxBatch = 1000
+
+    /// `{"events": [...]}` from already-serialized events.
+    static func eventsBody(_ events: [[UInt8]], extra: [UInt8] = []) -> [UInt8] {
+        var bytes: [UInt8] = Array(#"{"events":["#.utf8)
+        bytes.reserveCapacity(events.reduce(16) { $0 + $1.count + 1 })
+        for (i, json) in events.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: json)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        bytes.append(contentsOf: extra)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    static func eventsResponse(_ events: [ControlEvent]) -> Response {
+        .json(bytes: eventsBody(events.map(\.json)))
+    }
+
+    /// Reads `pointer` as given by a browser (a number) or a client (a string).
+    static func pointer(_ fields: inout Fields) throws(HTTPError) -> String? {
+        switch fields.raw("pointer") {
+        case nil: return nil
+        case .int(let id)?: return String(id)
+        case .string(let s)?:
+            guard s.count <= 64 else { throw HTTPError.invalid(fields.path("pointer"), "pointer is longer than 64 characters") }
+            return s
+        case let other?:
+            throw HTTPError.badRequest("\(fields.path("pointer")) must be a string or an integer, not \(other.typeName)", field: fields.path("pointer"))
+        }
+    }
+
+    /// One input's members (`t`, `inside`, `pointer`) for `kind`.
+    static func input(_ kind: InputKind, _ fields: inout Fields) throws(HTTPError) -> Input {
+        var input = Input(kind, t: try fields.int("t", in: 0...maxT))
+        switch kind {
+        case .down:
+            input.pointer = try pointer(&fields)
+        case .move:
+            guard let inside = try fields.bool("inside") else {
+                throw HTTPError.invalid(fields.path("inside"), "\(fields.path("inside")) is required for a move")
+            }
+            input.inside = inside
+            input.pointer = try pointer(&fields)
+        case .up:
+            input.inside = try fields.bool("inside")
+            input.pointer = try pointer(&fields)
+        case .cancel:
+            input.pointer = try pointer(&fields)
+        }
+        return input
+    }
+
+    func addInputRoutes(to router: inout Router) {
+        let service = self.service
+        for kind in InputKind.allCases {
+            router.post("/api/v1/buttons/{id}/\(kind.rawValue)") { request in
+                var fields = try Fields(try request.json())
+                let input = try Self.input(kind, &fields)
+                try fields.finish()
+                return Self.eventsResponse(try service.apply([input], to: request.parameter("id")))
+            }
+        }
+        router.post("/api/v1/buttons/{id}/press") { request in
+            var fields = try Fields(try request.json())
+            let t = try fields.int("t", in: 0...Self.maxT)
+            let pointer = try Self.pointer(&fields)
+            let hold = try fields.int("holdMs", in: 0...3_600_000) ?? 0
+            try fields.finish()
+            let down = Input(.down, t: t, pointer: pointer)
+            return Self.eventsResponse(try service.apply([down], to: request.parameter("id"), holdMs: hold))
+        }
+        router.put("/api/v1/buttons/{id}/state") { request in
+            var fields = try Fields(try request.json())
+            guard let face = try fields.int("face", in: 0...1) else { throw HTTPError.invalid("face", "face (0 or 1) is required") }
+            try fields.finish()
+            return Self.eventsResponse(try service.setFace(Int(face), of: request.parameter("id")))
+        }
+        router.post("/api/v1/input") { request in
+            guard case .array(let items) = try request.json() else {
+                throw HTTPError.badRequest("the body must be a JSON array of inputs")
+            }
+            guard items.count <= Self.maxBatch else {
+                throw HTTPError.invalid("", "a batch holds at most \(Self.maxBatch) inputs")
+            }
+            var batch: [(button: String, input: Input)] = []
+            batch.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                do throws(HTTPError) {
+                    var fields = try Fields(item, path: "[\(index)]")
+                    guard let button = try fields.name("button") else {
+                        throw HTTPError.invalid(fields.path("button"), "\(fields.path("button")) is required")
+                    }
+                    guard let kind = try fields.choice("type", InputKind.self) else {
+                        throw HTTPError.invalid(fields.path("type"), "\(fields.path("type")) is required (down, move, up or cancel)")
+                    }
+                    let input = try Self.input(kind, &fields)
+                    try fields.finish()
+                    batch.append((button, input))
+                } catch {
+                    var error = error
+                    error.details["index"] = .int(Int64(index))
+                    throw error
+                }
+            }
+            return Self.eventsResponse(try service.applyBatch(batch))
+        }
+    }
+}

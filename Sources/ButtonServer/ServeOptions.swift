@@ -1,0 +1,121 @@
+import Foundation
+import MicroHTTP
+
+/// Everything `buttond serve` can be told, from flags or their `BUTTOND_*` environment variables.
+public struct ServeOptions: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var dataDir = "./data"
+    public var publicDir = "./public"
+    public var scriptsDir: String?
+    public var adminToken: String?
+    public var pressToken: String?
+    public var logLevel = Logger.Level.info
+    public var logFormat = Logger.Format.logfmt
+    public var configFile: String?
+    public var retention = 100_000
+    public var maxButtons = 100_000
+    public var http = ServerConfiguration()
+
+    public init() {}
+
+    public struct UsageError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Flag name (without `--`), its environment variable, and what it sets.
+    struct Setting: Sendable {
+        var flag: String
+        var help: String
+        var apply: @Sendable (inout ServeOptions, String) throws(UsageError) -> Void
+        var env: String { "BUTTOND_" + flag.uppercased().replacingOccurrences(of: "-", with: "_") }
+    }
+
+    static func int(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError(description: "--\(flag) must be an integer between \(range.lowerBound) and \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    static let settings: [Setting] = [
+        Setting(flag: "host", help: "address to listen on (default 127.0.0.1)") { o, v in o.host = v },
+        Setting(flag: "port", help: "port to listen on, 0 for any (default 8080)") { o, v throws(UsageError) in o.port = try int("port", v, 0...65535) },
+        Setting(flag: "data-dir", help: "where the SQLite database lives (default ./data)") { o, v in o.dataDir = v },
+        Setting(flag: "public-dir", help: "the control panel's files (default ./public)") { o, v in o.publicDir = v },
+        Setting(flag: "scripts-dir", help: "enables script handlers, run from this directory") { o, v in o.scriptsDir = v },
+        Setting(flag: "admin-token", help: "token for everything under /api/v1") { o, v in o.adminToken = v },
+        Setting(flag: "press-token", help: "token that may read and send input") { o, v in o.pressToken = v },
+        Setting(flag: "log-level", help: "debug, info, warn or error (default info)") { o, v throws(UsageError) in
+            guard let level = Logger.Level(rawValue: v) else { throw UsageError(description: "--log-level must be debug, info, warn or error") }
+            o.logLevel = level
+        },
+        Setting(flag: "log-format", help: "logfmt or json (default logfmt)") { o, v throws(UsageError) in
+            guard let format = Logger.Format(rawValue: v) else { throw UsageError(description: "--log-format must be logfmt or json") }
+            o.logFormat = format
+        },
+        Setting(flag: "config", help: "JSON file (the shape of GET /api/v1/config) seeding buttons and sheets") { o, v in o.configFile = v },
+        Setting(flag: "retention", help: "events kept in the history (default 100000)") { o, v throws(UsageError) in
+            o.retention = try int("retention", v, 100...100_000_000)
+        },
+        Setting(flag: "max-buttons", help: "registry limit (default 100000)") { o, v throws(UsageError) in
+            o.maxButtons = try int("max-buttons", v, 1...10_000_000)
+        },
+        Setting(flag: "threads", help: "HTTP worker threads (default 4)") { o, v throws(UsageError) in
+            o.http.threads = try int("threads", v, 1...256)
+        },
+        Setting(flag: "max-connections", help: "open connections at most (default 1000)") { o, v throws(UsageError) in
+            o.http.connectionLimit = try int("max-connections", v, 1...100_000)
+        },
+        Setting(flag: "max-connections-per-ip", help: "open connections from one address (default 500)") { o, v throws(UsageError) in
+            o.http.perIPConnectionLimit = try int("max-connections-per-ip", v, 1...100_000)
+        },
+        Setting(flag: "idle-timeout", help: "seconds before an idle connection is closed (default 30)") { o, v throws(UsageError) in
+            o.http.idleTimeoutSeconds = try int("idle-timeout", v, 1...86_400)
+        },
+        Setting(flag: "max-streams", help: "open event streams at most (default 500)") { o, v throws(UsageError) in
+            o.http.maxStreams = try int("max-streams", v, 1...100_000)
+        },
+    ]
+
+    /// Reads the environment first, then the flags (flags win).
+    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ServeOptions {
+        var options = ServeOptions()
+        for setting in settings {
+            if let value = environment[setting.env], !value.isEmpty { try setting.apply(&options, value) }
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            guard argument.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(argument)'") }
+            var name = String(argument.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let setting = settings.first(where: { $0.flag == name }) else {
+                throw UsageError(description: "unknown option '--\(name)'")
+            }
+            if value == nil {
+                index += 1
+                guard index < arguments.count else { throw UsageError(description: "--\(name) needs a value") }
+                value = arguments[index]
+            }
+            try setting.apply(&options, value!)
+            index += 1
+        }
+        options.http.host = options.host
+        options.http.port = options.port
+        return options
+    }
+
+    public static var help: String {
+        var text = "Options of `buttond serve` (each also read from its environment variable):\n"
+        for setting in settings {
+            let flag = "  --\(setting.flag) VALUE"
+            text += flag.padding(toLength: 30, withPad: " ", startingAt: 0) + setting.help + "  [\(setting.env)]\n"
+        }
+        return text
+    }
+}

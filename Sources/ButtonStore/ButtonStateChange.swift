@@ -1,0 +1,14 @@
+/// The new live state of one button, written in the same transaction as the events that changed it.
+public struct ButtonStateChange: Sendable, Equatable {
+    public var id: String
+    public var face: Int
+    public var clock: Int64?
+    public var held: Bool
+
+    public init(id: String, face: Int, clock: Int64?, held: Bool) {
+        self.id = id
+        self.face = face
+        self.clock = clock
+        self.held = held
+    }
+}

@@ -1,0 +1,137 @@
+/// The event log: every control event, written before the input call answers.
+extension ButtonStore {
+    /// Inserts the events, applies the button state changes and queues the outbox rows, in
+    /// one transaction: all of it is stored or none of it.
+    ///
+    /// On the hot path: the statements are prepared once and reused.
+    public func commit(events: [StoredEvent], states: [ButtonStateChange], outbox: [OutboxRow]) throws(StoreError) {
+        if events.isEmpty, states.isEmpty, outbox.isEmpty { return }
+        try withConnection { connection throws(StoreError) in
+            let insertEvent = try connection.statement(
+                "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            let updateState = try connection.statement(
+                "UPDATE buttons SET face = ?2, clock = ?3, held = ?4 WHERE id = ?1")
+            let insertOutbox = try Self.insertOutboxStatement(connection)
+            try connection.transaction { () throws(StoreError) in
+                for event in events {
+                    insertEvent.bind(event.seq, at: 1)
+                    insertEvent.bind(event.id, at: 2)
+                    insertEvent.bind(event.type, at: 3)
+                    insertEvent.bind(event.button, at: 4)
+                    insertEvent.bind(event.sheet, at: 5)
+                    insertEvent.bind(event.t, at: 6)
+                    insertEvent.bind(event.json, at: 7)
+                    try insertEvent.run()
+                }
+                for state in states {
+                    updateState.bind(state.id, at: 1)
+                    updateState.bind(state.face, at: 2)
+                    updateState.bind(state.clock, at: 3)
+                    updateState.bind(state.held, at: 4)
+                    try updateState.run()
+                }
+                for row in outbox {
+                    Self.bind(row, to: insertOutbox)
+                    try insertOutbox.run()
+                }
+            }
+        }
+    }
+
+    /// The highest seq ever committed (0 for a new store), even if retention trimmed it since.
+    public func lastSeq() throws(StoreError) -> Int64 {
+        try withConnection { connection throws(StoreError) in
+            try connection.statement(
+                """
+                SELECT MAX(COALESCE((SELECT MAX(seq) FROM events), 0),
+                           COALESCE((SELECT value FROM meta WHERE key = 'trimmed_through'), 0))
+                """
+            ).scalar() ?? 0
+        }
+    }
+
+    /// Up to `limit` events with seq greater than `after`, oldest first; with `button`, only
+    /// those whose button or sheet is that id.
+    public func events(after: Int64, limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
+        guard limit > 0 else { return [] }
+        return try withConnection { connection throws(StoreError) in
+            guard let button else {
+                let select = try connection.statement(
+                    "SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                select.bind(after, at: 1)
+                select.bind(limit, at: 2)
+                return try select.rows(Self.event)
+            }
+            // Two bounded index walks instead of an OR that would sort every match.
+            let select = try connection.statement(
+                """
+                SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq IN (
+                    SELECT seq FROM (SELECT seq FROM events WHERE button = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2)
+                    UNION ALL
+                    SELECT seq FROM (SELECT seq FROM events WHERE sheet = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2)
+                ) ORDER BY seq LIMIT ?2
+                """)
+            select.bind(after, at: 1)
+            select.bind(limit, at: 2)
+            select.bind(button, at: 3)
+            return try select.rows(Self.event)
+        }
+    }
+
+    /// The newest `limit` events (only `button`'s, if given, as button or sheet), oldest first.
+    public func latestEvents(limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
+        guard limit > 0 else { return [] }
+        return try withConnection { connection throws(StoreError) in
+            let select = try connection.statement(
+                button == nil
+                    ? "SELECT seq, id, type, button, sheet, t, json FROM events ORDER BY seq DESC LIMIT ?1"
+                    : """
+                    SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq IN (
+                        SELECT seq FROM (SELECT seq FROM events WHERE button = ?2 ORDER BY seq DESC LIMIT ?1)
+                        UNION ALL
+                        SELECT seq FROM (SELECT seq FROM events WHERE sheet = ?2 ORDER BY seq DESC LIMIT ?1)
+                    ) ORDER BY seq DESC LIMIT ?1
+                    """)
+            select.bind(limit, at: 1)
+            if let button { select.bind(button, at: 2) }
+            return try select.rows(Self.event).reversed()
+        }
+    }
+
+    /// Retention: deletes the oldest events so at most `keep` remain. Returns how many were deleted.
+    @discardableResult
+    public func trimEvents(keep: Int) throws(StoreError) -> Int {
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                let cutoff = try connection.statement("SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?1")
+                cutoff.bind(max(0, keep), at: 1)
+                guard let through = try cutoff.scalar() else { return 0 }
+                let delete = try connection.statement("DELETE FROM events WHERE seq <= ?1")
+                delete.bind(through, at: 1)
+                try delete.run()
+                let deleted = connection.changes
+                // Remember the trimmed seq so lastSeq() never goes back, even with no events left.
+                let remember = try connection.statement(
+                    """
+                    INSERT INTO meta (key, value) VALUES ('trimmed_through', ?1)
+                    ON CONFLICT (key) DO UPDATE SET value = MAX(value, excluded.value)
+                    """)
+                remember.bind(through, at: 1)
+                try remember.run()
+                return deleted
+            }
+        }
+    }
+
+    public func eventCount() throws(StoreError) -> Int {
+        try withConnection { connection throws(StoreError) in
+            Int(try connection.statement("SELECT COUNT(*) FROM events").scalar() ?? 0)
+        }
+    }
+
+    static func event(_ row: Statement) -> StoredEvent {
+        StoredEvent(
+            seq: row.int64(0), id: row.text(1), type: row.text(2), button: row.optionalText(3),
+            sheet: row.optionalText(4), t: row.int64(5), json: row.blob(6))
+    }
+}

@@ -1,0 +1,153 @@
+/// Buttons and sheets: the registry the server loads at start and edits through the API.
+extension ButtonStore {
+    /// Every button, in insertion order.
+    public func loadButtons() throws(StoreError) -> [StoredButton] {
+        try withConnection { connection throws(StoreError) in
+            try connection.statement(
+                "SELECT id, config, face, clock, held, position FROM buttons ORDER BY position, id"
+            ).rows { row in
+                StoredButton(
+                    id: row.text(0), config: row.text(1), face: row.int(2), clock: row.optionalInt64(3),
+                    held: row.bool(4), position: row.int(5))
+            }
+        }
+    }
+
+    /// Inserts a button (last position, face 0, not held, no clock) or replaces only its config.
+    public func upsertButton(id: String, config: String) throws(StoreError) {
+        try withConnection { connection throws(StoreError) in
+            let insert = try connection.statement(
+                """
+                INSERT INTO buttons (id, position, config, face, clock, held)
+                VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM buttons), ?2, 0, NULL, 0)
+                ON CONFLICT (id) DO UPDATE SET config = excluded.config
+                """)
+            insert.bind(id, at: 1)
+            insert.bind(config, at: 2)
+            try insert.run()
+        }
+    }
+
+    /// Deletes a button with its handlers and their undelivered outbox rows. Returns whether it existed.
+    @discardableResult
+    public func deleteButton(id: String) throws(StoreError) -> Bool {
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                try Self.deleteHandlers(owner: StoredHandler.owner(button: id), in: connection)
+                let delete = try connection.statement("DELETE FROM buttons WHERE id = ?1")
+                delete.bind(id, at: 1)
+                try delete.run()
+                return connection.changes > 0
+            }
+        }
+    }
+
+    public func buttonCount() throws(StoreError) -> Int {
+        try withConnection { connection throws(StoreError) in
+            Int(try connection.statement("SELECT COUNT(*) FROM buttons").scalar() ?? 0)
+        }
+    }
+
+    /// Every sheet, in insertion order.
+    public func loadSheets() throws(StoreError) -> [StoredSheet] {
+        try withConnection { connection throws(StoreError) in
+            try connection.statement("SELECT id, config, position FROM sheets ORDER BY position, id").rows { row in
+                StoredSheet(id: row.text(0), config: row.text(1), position: row.int(2))
+            }
+        }
+    }
+
+    /// Inserts a sheet at the last position, or replaces only its config.
+    public func upsertSheet(id: String, config: String) throws(StoreError) {
+        try withConnection { connection throws(StoreError) in
+            let insert = try connection.statement(
+                """
+                INSERT INTO sheets (id, position, config)
+                VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM sheets), ?2)
+                ON CONFLICT (id) DO UPDATE SET config = excluded.config
+                """)
+            insert.bind(id, at: 1)
+            insert.bind(config, at: 2)
+            try insert.run()
+        }
+    }
+
+    /// Deletes a sheet with its handlers and their undelivered outbox rows. Returns whether it existed.
+    @discardableResult
+    public func deleteSheet(id: String) throws(StoreError) -> Bool {
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                try Self.deleteHandlers(owner: StoredHandler.owner(sheet: id), in: connection)
+                let delete = try connection.statement("DELETE FROM sheets WHERE id = ?1")
+                delete.bind(id, at: 1)
+                try delete.run()
+                return connection.changes > 0
+            }
+        }
+    }
+
+    /// Replaces the whole registry (config import) in one transaction.
+    ///
+    /// Buttons and sheets not listed are deleted with their handlers; listed ones take the
+    /// list's order and config, and existing ones keep their live state (face, clock, held).
+    /// With `handlers`, the handler set is replaced too: unlisted handlers are deleted (with
+    /// their undelivered outbox rows) and listed ones are upserted as given.
+    public func replaceRegistry(
+        buttons: [(id: String, config: String)], sheets: [(id: String, config: String)],
+        handlers: [StoredHandler]? = nil
+    ) throws(StoreError) {
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                let keptButtons = Set(buttons.map(\.id))
+                for id in try Self.ids(connection.statement("SELECT id FROM buttons")) where !keptButtons.contains(id) {
+                    try Self.deleteHandlers(owner: StoredHandler.owner(button: id), in: connection)
+                    let delete = try connection.statement("DELETE FROM buttons WHERE id = ?1")
+                    delete.bind(id, at: 1)
+                    try delete.run()
+                }
+                let keptSheets = Set(sheets.map(\.id))
+                for id in try Self.ids(connection.statement("SELECT id FROM sheets")) where !keptSheets.contains(id) {
+                    try Self.deleteHandlers(owner: StoredHandler.owner(sheet: id), in: connection)
+                    let delete = try connection.statement("DELETE FROM sheets WHERE id = ?1")
+                    delete.bind(id, at: 1)
+                    try delete.run()
+                }
+                let putButton = try connection.statement(
+                    """
+                    INSERT INTO buttons (id, position, config, face, clock, held) VALUES (?1, ?2, ?3, 0, NULL, 0)
+                    ON CONFLICT (id) DO UPDATE SET config = excluded.config, position = excluded.position
+                    """)
+                for (position, button) in buttons.enumerated() {
+                    putButton.bind(button.id, at: 1)
+                    putButton.bind(position, at: 2)
+                    putButton.bind(button.config, at: 3)
+                    try putButton.run()
+                }
+                let putSheet = try connection.statement(
+                    """
+                    INSERT INTO sheets (id, position, config) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (id) DO UPDATE SET config = excluded.config, position = excluded.position
+                    """)
+                for (position, sheet) in sheets.enumerated() {
+                    putSheet.bind(sheet.id, at: 1)
+                    putSheet.bind(position, at: 2)
+                    putSheet.bind(sheet.config, at: 3)
+                    try putSheet.run()
+                }
+                guard let handlers else { return }
+                let keptHandlers = Set(handlers.map(\.id))
+                for id in try Self.ids(connection.statement("SELECT id FROM handlers"))
+                where !keptHandlers.contains(id) {
+                    try Self.deleteHandler(id: id, in: connection)
+                }
+                for handler in handlers {
+                    try Self.upsertHandler(handler, in: connection)
+                }
+            }
+        }
+    }
+
+    static func ids(_ statement: Statement) throws(StoreError) -> [String] {
+        try statement.rows { row in row.text(0) }
+    }
+}

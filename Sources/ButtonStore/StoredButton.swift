@@ -1,0 +1,20 @@
+/// A button as persisted: its opaque JSON config plus the state that must survive a restart.
+public struct StoredButton: Sendable, Equatable {
+    public var id: String
+    /// JSON text, opaque to the store.
+    public var config: String
+    public var face: Int
+    public var clock: Int64?
+    public var held: Bool
+    /// Insertion order; `loadButtons()` returns buttons sorted by it.
+    public var position: Int
+
+    public init(id: String, config: String, face: Int = 0, clock: Int64? = nil, held: Bool = false, position: Int = 0) {
+        self.id = id
+        self.config = config
+        self.face = face
+        self.clock = clock
+        self.held = held
+        self.position = position
+    }
+}

@@ -1,0 +1,49 @@
+import ButtonServer
+import Dispatch
+import Foundation
+
+// Parse arguments, start, wait for a signal. Everything else lives in ButtonServer.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "serve"
+let rest = arguments.first == command ? Array(arguments.dropFirst()) : arguments
+
+switch command {
+case "version":
+    print("buttond \(BuildInfo.version)")
+case "help":
+    print(CommandLineHelp.text)
+case "serve":
+    if rest.contains("--help") || rest.contains("-h") {
+        print(CommandLineHelp.text)
+        exit(0)
+    }
+    let options: ServeOptions
+    do {
+        options = try ServeOptions.parse(rest, environment: ProcessInfo.processInfo.environment)
+    } catch {
+        FileHandle.standardError.write(Data("buttond: \(error.description)\nTry 'buttond --help'.\n".utf8))
+        exit(2)
+    }
+    let app: ButtonServerApp
+    do {
+        app = try ButtonServerApp(options: options)
+        try app.start()
+    } catch {
+        FileHandle.standardError.write(Data("buttond: \(error)\n".utf8))
+        exit(1)
+    }
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
+    for source in signals {
+        source.setEventHandler {
+            app.stop()
+            exit(0)
+        }
+        source.resume()
+    }
+    dispatchMain()
+default:
+    exit(ClientCommand.run(command: command, arguments: rest))
+}

@@ -1,0 +1,154 @@
+import Foundation
+import MicroHTTP
+import Testing
+
+@Suite("Input API and events over HTTP")
+struct InputRouteTests {
+    @Test func tapThroughDownAndUp() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "door", "maxTaps": 1}"#)
+        let down = try server.post("/api/v1/buttons/door/down", #"{"t": 1000, "pointer": 7}"#)
+        #expect(down.status == 200)
+        #expect(TestServer.types(down) == ["touch-down"])
+        #expect(down.json["events"]?.array.first?["data"] == ["pointer": "7"])
+        #expect(try server.client.get("/api/v1/buttons/door").json["state"]?["held"] == true)
+        let up = try server.post("/api/v1/buttons/door/up", #"{"t": 1100}"#)
+        #expect(TestServer.types(up) == ["touch-up-inside", "tap", "single-tap"])
+        let first = try #require(up.json["events"]?.array.first)
+        #expect(first["button"] == "door")
+        #expect(first["t"] == 1100)
+        #expect(first["at"] == "1970-01-01T00:00:01.100Z")
+        #expect(first["data"]?["durationMs"] == 100)
+        #expect(first["id"]?.string?.hasPrefix("evt_") == true)
+    }
+
+    @Test func inputErrors() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "b"}"#)
+        #expect(try server.post("/api/v1/buttons/nope/down").status == 404)
+        let notDown = try server.post("/api/v1/buttons/b/up", #"{"t": 10}"#)
+        #expect(notDown.status == 409)
+        #expect(notDown.errorCode == "not_down")
+        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 10, "inside": false}"#).errorCode == "not_down")
+        #expect(try server.post("/api/v1/buttons/b/cancel", #"{"t": 10}"#).errorCode == "not_down")
+        #expect(try server.post("/api/v1/buttons/b/down", #"{"t": 100}"#).status == 200)
+        #expect(try server.post("/api/v1/buttons/b/down", #"{"t": 110}"#).errorCode == "already_down")
+        let early = try server.post("/api/v1/buttons/b/up", #"{"t": 50}"#)
+        #expect(early.status == 409)
+        #expect(early.errorCode == "out_of_order")
+        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 120}"#).status == 422)
+        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 120, "inside": "no"}"#).status == 400)
+        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": -1}"#).status == 422)
+        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": 130, "extra": 1}"#).status == 422)
+        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": 130}"#).status == 200)
+    }
+
+    @Test func pressWithHoldIsALongPress() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "p", "longPressMs": 500}"#)
+        let press = try server.post("/api/v1/buttons/p/press", #"{"t": 5000, "holdMs": 700}"#)
+        #expect(TestServer.types(press) == ["touch-down", "long-press", "touch-up-inside", "long-press-end"])
+        let events = press.json["events"]!.array
+        #expect(events[1]["t"] == 5500)
+        #expect(events[3]["data"]?["durationMs"] == 700)
+        let quick = try server.post("/api/v1/buttons/p/press", #"{"t": 9000}"#)
+        #expect(TestServer.types(quick) == ["touch-down", "touch-up-inside", "tap"])
+    }
+
+    @Test func toggleStateAndFlip() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "lamp", "kind": "toggle", "maxTaps": 1}"#)
+        let tap = try server.post("/api/v1/buttons/lamp/press", #"{"t": 100}"#)
+        #expect(TestServer.types(tap) == ["touch-down", "touch-up-inside", "tap", "toggle", "single-tap"])
+        #expect(tap.json["events"]?.array[3]["data"] == ["face": 1, "previousFace": 0])
+        #expect(try server.client.get("/api/v1/buttons/lamp").json["state"]?["face"] == 1)
+        let same = try server.client.request("PUT", "/api/v1/buttons/lamp/state", json: #"{"face": 1}"#)
+        #expect(same.status == 200)
+        #expect(TestServer.types(same).isEmpty)
+        let back = try server.client.request("PUT", "/api/v1/buttons/lamp/state", json: #"{"face": 0}"#)
+        #expect(TestServer.types(back) == ["toggle"])
+        #expect(try server.client.request("PUT", "/api/v1/buttons/lamp/state", json: #"{"face": 2}"#).status == 422)
+        try server.createButton(#"{"id": "push"}"#)
+        #expect(try server.client.request("PUT", "/api/v1/buttons/push/state", json: #"{"face": 1}"#).status == 409)
+    }
+
+    @Test func batchIsAllOrNothing() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "a", "maxTaps": 1}"#)
+        try server.createButton(#"{"id": "b", "maxTaps": 1}"#)
+        let refused = try server.post(
+            "/api/v1/input",
+            #"[{"button": "a", "type": "down", "t": 10}, {"button": "b", "type": "up", "t": 20}]"#)
+        #expect(refused.status == 409)
+        #expect(refused.errorCode == "not_down")
+        #expect(refused.json["error"]?["index"] == 1)
+        #expect(try server.client.get("/api/v1/buttons/a").json["state"]?["held"] == false)
+        #expect(try server.client.get("/api/v1/events").json["events"]?.array.isEmpty == true)
+        let missing = try server.post("/api/v1/input", #"[{"button": "a", "type": "down"}, {"button": "zz", "type": "down"}]"#)
+        #expect(missing.status == 404)
+        #expect(missing.json["error"]?["index"] == 1)
+        let invalid = try server.post("/api/v1/input", #"[{"button": "a", "type": "hover", "t": 1}]"#)
+        #expect(invalid.status == 422)
+        #expect(invalid.json["error"]?["field"] == "[0].type")
+
+        let ok = try server.post(
+            "/api/v1/input",
+            #"[{"button": "a", "type": "down", "t": 10}, {"button": "b", "type": "down", "t": 11}, {"button": "a", "type": "up", "t": 20}, {"button": "b", "type": "up", "t": 21, "inside": false}]"#)
+        #expect(ok.status == 200)
+        #expect(
+            TestServer.types(ok) == ["touch-down", "touch-down", "touch-up-inside", "tap", "single-tap", "touch-up-outside"])
+        let buttons = ok.json["events"]!.array.map { $0["button"]!.string! }
+        #expect(buttons == ["a", "b", "a", "a", "a", "b"])
+    }
+
+    @Test func replayingABatchGivesTheSameEvents() throws {
+        let batch = { (name: String) in
+            """
+            [{"button": "\(name)", "type": "down", "t": 1000}, {"button": "\(name)", "type": "up", "t": 1100},
+             {"button": "\(name)", "type": "down", "t": 1250}, {"button": "\(name)", "type": "move", "t": 1300, "inside": false},
+             {"button": "\(name)", "type": "move", "t": 1400, "inside": true}, {"button": "\(name)", "type": "up", "t": 1900},
+             {"button": "\(name)", "type": "down", "t": 5000}, {"button": "\(name)", "type": "up", "t": 5100}]
+            """
+        }
+        func run() throws -> [JSONValue] {
+            let server = try TestServer()
+            try server.createButton(#"{"id": "r", "kind": "toggle", "repeatMs": 100}"#)
+            let reply = try server.post("/api/v1/input", batch("r"))
+            #expect(reply.status == 200)
+            return reply.json["events"]!.array.map { event in
+                guard case .object(var members) = event else { return event }
+                members["id"] = nil
+                return .object(members)
+            }
+        }
+        let first = try run()
+        let second = try run()
+        #expect(first.count > 8)
+        #expect(first == second)
+        #expect(first.map { $0["seq"]!.int! } == Array(1...Int64(first.count)))
+    }
+
+    @Test func historyFilters() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "a"}"#)
+        try server.createButton(#"{"id": "b"}"#)
+        for t in stride(from: 100, through: 500, by: 100) {
+            try server.post("/api/v1/buttons/a/down", "{\"t\": \(t)}")
+            try server.post("/api/v1/buttons/a/cancel", "{\"t\": \(t + 10)}")
+        }
+        try server.post("/api/v1/buttons/b/down", #"{"t": 100}"#)
+        let all = try server.client.get("/api/v1/events?after=0&limit=1000").json["events"]!.array
+        #expect(all.count == 11)
+        let seqs = all.map { $0["seq"]!.int! }
+        #expect(seqs == Array(1...11))
+        #expect(Set(all.map { $0["id"]!.string! }).count == 11)
+        let page = try server.client.get("/api/v1/events?after=3&limit=2").json["events"]!.array
+        #expect(page.map { $0["seq"]!.int! } == [4, 5])
+        let onlyB = try server.client.get("/api/v1/events?after=0&button=b").json["events"]!.array
+        #expect(onlyB.count == 1)
+        let recent = try server.client.get("/api/v1/events?limit=3").json["events"]!.array
+        #expect(recent.map { $0["seq"]!.int! } == [9, 10, 11])
+        #expect(try server.client.get("/api/v1/events?after=-1").status == 422)
+        #expect(try server.client.get("/api/v1/events?limit=0").status == 422)
+    }
+}

@@ -1,0 +1,58 @@
+import ButtonServer
+import Foundation
+import MicroHTTP
+
+/// A real buttond (the same `ButtonServerApp` as `buttond serve`) on 127.0.0.1, port 0,
+/// with its own SQLite data directory.
+final class TestServer: Sendable {
+    let app: ButtonServerApp
+    let client: HTTPClient
+    let dataDir: String
+
+    init(dataDir: String? = nil, configure: (inout ServeOptions) -> Void = { _ in }) throws {
+        let dir = dataDir ?? NSTemporaryDirectory() + "buttond-test-\(UUID().uuidString)"
+        self.dataDir = dir
+        var options = ServeOptions()
+        options.port = 0
+        options.http.port = 0
+        options.dataDir = dir
+        options.publicDir = TestServer.repositoryRoot + "/public"
+        options.logLevel = .warn
+        configure(&options)
+        app = try ButtonServerApp(options: options)
+        try app.start()
+        client = HTTPClient(port: app.port, token: options.adminToken)
+    }
+
+    static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    func stop() { app.stop() }
+
+    deinit { app.stop() }
+
+    // Conveniences that keep tests short.
+
+    @discardableResult
+    func post(_ path: String, _ json: String = "{}") throws -> HTTPClient.Reply {
+        try client.request("POST", path, json: json)
+    }
+
+    @discardableResult
+    func createButton(_ json: String) throws -> HTTPClient.Reply {
+        try post("/api/v1/buttons", json)
+    }
+
+    /// The `type`s of a reply's events.
+    static func types(_ reply: HTTPClient.Reply) -> [String] {
+        guard case .array(let events)? = reply.json["events"] else { return [] }
+        return events.compactMap { if case .string(let type)? = $0["type"] { return type } else { return nil } }
+    }
+}
+
+extension JSONValue {
+    var int: Int64? { if case .int(let v) = self { return v } else { return nil } }
+    var string: String? { if case .string(let v) = self { return v } else { return nil } }
+    var array: [JSONValue] { if case .array(let v) = self { return v } else { return [] } }
+}

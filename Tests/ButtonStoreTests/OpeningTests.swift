@@ -1,0 +1,129 @@
+import ButtonStore
+import Foundation
+import Testing
+
+/// Opening a data directory: permissions, migrations, reopening, and the failures that must not crash.
+@Suite struct OpeningTests {
+    @Test func createsTheDirectory0700AndTheDatabase0600() throws {
+        try withTemporaryDirectory { base in
+            let directory = base + "/nested/data"
+            let store = try ButtonStore(directory: directory)
+            defer { store.close() }
+            let files = FileManager.default
+            let dirMode = try #require(files.attributesOfItem(atPath: directory)[.posixPermissions] as? Int)
+            #expect(dirMode == 0o700)
+            let fileMode = try #require(
+                files.attributesOfItem(atPath: directory + "/" + ButtonStore.fileName)[.posixPermissions] as? Int)
+            #expect(fileMode == 0o600)
+            #expect(store.path == directory + "/buttond.sqlite3")
+            // The WAL file inherits the database's mode.
+            try store.upsertButton(id: "door", config: "{}")
+            if let walMode = try? files.attributesOfItem(atPath: store.path + "-wal")[.posixPermissions] as? Int {
+                #expect(walMode == 0o600)
+            }
+        }
+    }
+
+    @Test func tightensAnExistingDatabaseFileTo0600() throws {
+        try withTemporaryDirectory { base in
+            let path = base + "/" + ButtonStore.fileName
+            #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
+            let store = try ButtonStore(directory: base)
+            store.close()
+            let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode == 0o600)
+        }
+    }
+
+    @Test func setsTheSchemaVersion() throws {
+        try withStore { store, _ throws in
+            #expect(ButtonStore.schemaVersion == 1)
+            #expect(try store.userVersion() == ButtonStore.schemaVersion)
+        }
+    }
+
+    @Test func reopeningKeepsEverythingAndSeqContinues() throws {
+        try withTemporaryDirectory { base in
+            let first = try ButtonStore(directory: base)
+            try first.upsertButton(id: "door", config: #"{"label":"Door"}"#)
+            try first.upsertSheet(id: "s1", config: #"{"title":"T"}"#)
+            try first.upsertHandler(StoredHandler(id: "h1", owner: "button:door", config: "{}", secret: "whsec_x"))
+            try first.commit(
+                events: [event(1), event(2)], states: [ButtonStateChange(id: "door", face: 1, clock: 77, held: true)],
+                outbox: [outboxRow("d1", eventSeq: 2)])
+            first.close()
+
+            let second = try ButtonStore(directory: base)
+            defer { second.close() }
+            #expect(
+                try second.loadButtons() == [
+                    StoredButton(id: "door", config: #"{"label":"Door"}"#, face: 1, clock: 77, held: true, position: 0)
+                ])
+            #expect(try second.loadSheets() == [StoredSheet(id: "s1", config: #"{"title":"T"}"#, position: 0)])
+            #expect(try second.loadHandlers().map(\.secret) == ["whsec_x"])
+            #expect(try second.lastSeq() == 2)
+            #expect(try second.outbox(id: "d1") == outboxRow("d1", eventSeq: 2))
+            try second.commit(events: [event(3)], states: [], outbox: [])
+            #expect(try second.events(after: 0, limit: 10, button: nil).map(\.seq) == [1, 2, 3])
+            #expect(try second.userVersion() == 1)
+        }
+    }
+
+    @Test func aCorruptDatabaseFileThrowsNamingThePath() throws {
+        try withTemporaryDirectory { base in
+            let path = base + "/" + ButtonStore.fileName
+            let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+            try garbage.write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
+            #expect(error?.description.contains(path) == true)
+            #expect(error?.description.contains("not a usable SQLite database") == true)
+        }
+    }
+
+    @Test func aShortGarbageFileThrowsToo() throws {
+        try withTemporaryDirectory { base in
+            let path = base + "/" + ButtonStore.fileName
+            try Data("this is not sqlite".utf8).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
+            #expect(error?.description.contains(path) == true)
+        }
+    }
+
+    @Test func aDirectoryUnderARegularFileThrows() throws {
+        try withTemporaryDirectory { base in
+            let file = base + "/plain"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: file + "/data") }
+            #expect(error?.description.contains(file + "/data") == true)
+            #expect(error?.description.contains("not a directory") == true)
+        }
+    }
+
+    @Test func aRegularFileAsTheDirectoryThrows() throws {
+        try withTemporaryDirectory { base in
+            let file = base + "/plain"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+            #expect(throws: StoreError.self) { try ButtonStore(directory: file) }
+        }
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root may write anywhere"))
+    func aReadOnlyDirectoryThrows() throws {
+        try withTemporaryDirectory { base in
+            let directory = base + "/ro"
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o500])
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory) }
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: directory) }
+            #expect(error?.description.contains(directory) == true)
+        }
+    }
+
+    @Test func callsAfterCloseThrow() throws {
+        try withStore { store, _ throws in
+            store.close()
+            store.close()
+            #expect(throws: StoreError.self) { try store.loadButtons() }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import ButtonStore
+import Testing
+
+/// Buttons, sheets and handlers: round-trips, order, deletes that take handlers along, import.
+@Suite struct RegistryTests {
+    @Test func buttonsRoundTripInInsertionOrder() throws {
+        try withStore { store, _ throws in
+            try store.upsertButton(id: "b", config: #"{"n":1}"#)
+            try store.upsertButton(id: "a", config: #"{"n":2}"#)
+            try store.upsertButton(id: "", config: "")
+            #expect(
+                try store.loadButtons() == [
+                    StoredButton(id: "b", config: #"{"n":1}"#, position: 0),
+                    StoredButton(id: "a", config: #"{"n":2}"#, position: 1),
+                    StoredButton(id: "", config: "", position: 2),
+                ])
+            #expect(try store.buttonCount() == 3)
+        }
+    }
+
+    @Test func upsertOfAnExistingButtonChangesOnlyItsConfig() throws {
+        try withStore { store, _ throws in
+            try store.upsertButton(id: "door", config: "{}")
+            try store.upsertButton(id: "lamp", config: "{}")
+            try store.commit(
+                events: [], states: [ButtonStateChange(id: "door", face: 1, clock: 5, held: true)], outbox: [])
+            try store.upsertButton(id: "door", config: #"{"label":"Front door ✓"}"#)
+            #expect(
+                try store.loadButtons().first
+                    == StoredButton(
+                        id: "door", config: #"{"label":"Front door ✓"}"#, face: 1, clock: 5, held: true, position: 0))
+        }
+    }
+
+    @Test func deletingAButtonTakesItsHandlersAndTheirUndeliveredRows() throws {
+        try withStore { store, _ throws in
+            try store.upsertButton(id: "door", config: "{}")
+            try store.upsertButton(id: "lamp", config: "{}")
+            try store.upsertHandler(StoredHandler(id: "h1", owner: StoredHandler.owner(button: "door"), config: "{}"))
+            try store.upsertHandler(StoredHandler(id: "h2", owner: StoredHandler.owner(button: "lamp"), config: "{}"))
+            var done = outboxRow("d0", handler: "h1")
+            done.status = "ok"
+            try store.commit(
+                events: [event(1)], states: [],
+                outbox: [outboxRow("d1", handler: "h1"), outboxRow("d2", handler: "h2"), done])
+            #expect(try store.deleteButton(id: "door"))
+            #expect(try !store.deleteButton(id: "door"))
+            #expect(try store.loadButtons().map(\.id) == ["lamp"])
+            #expect(try store.loadHandlers().map(\.id) == ["h2"])
+            #expect(try store.outbox(id: "d1") == nil)
+            #expect(try store.outbox(id: "d0")?.status == "ok")
+            #expect(try store.outboxDepth() == 1)
+            #expect(try store.eventCount() == 1)
+        }
+    }
+
+    @Test func sheetsRoundTripAndDeleteWithTheirHandlers() throws {
+        try withStore { store, _ throws in
+            try store.upsertSheet(id: "s1", config: #"{"title":"One"}"#)
+            try store.upsertSheet(id: "s2", config: #"{"title":"Two"}"#)
+            try store.upsertSheet(id: "s1", config: #"{"title":"Uno"}"#)
+            #expect(
+                try store.loadSheets() == [
+                    StoredSheet(id: "s1", config: #"{"title":"Uno"}"#, position: 0),
+                    StoredSheet(id: "s2", config: #"{"title":"Two"}"#, position: 1),
+                ])
+            try store.upsertHandler(StoredHandler(id: "h1", owner: StoredHandler.owner(sheet: "s1"), config: "{}"))
+            #expect(try store.deleteSheet(id: "s1"))
+            #expect(try store.loadSheets().map(\.id) == ["s2"])
+            #expect(try store.loadHandlers().isEmpty)
+        }
+    }
+
+    @Test func handlersRoundTripUpdateAndDelete() throws {
+        try withStore { store, _ throws in
+            let owner = StoredHandler.owner(button: "door")
+            #expect(owner == "button:door")
+            #expect(try store.nextHandlerPosition(owner: owner) == 0)
+            let first = StoredHandler(
+                id: "h1", owner: owner, config: #"{"on":["tap"]}"#, secret: "whsec_abc", enabled: true, position: 0)
+            try store.upsertHandler(first)
+            #expect(try store.nextHandlerPosition(owner: owner) == 1)
+            let second = StoredHandler(id: "h0", owner: owner, config: "{}", secret: nil, enabled: false, position: 1)
+            try store.upsertHandler(second)
+            try store.upsertHandler(StoredHandler(id: "hs", owner: "sheet:s1", config: "{}"))
+            #expect(try store.loadHandlers(owner: owner) == [first, second])
+            #expect(try store.loadHandlers() == [first, second, StoredHandler(id: "hs", owner: "sheet:s1", config: "{}")])
+
+            var changed = first
+            changed.enabled = false
+            changed.secret = "whsec_new"
+            try store.upsertHandler(changed)
+            #expect(try store.loadHandlers(owner: owner).first == changed)
+
+            try store.commit(events: [event(1)], states: [], outbox: [outboxRow("d1", handler: "h1")])
+            #expect(try store.deleteHandler(id: "h1"))
+            #expect(try !store.deleteHandler(id: "h1"))
+            #expect(try store.outbox(id: "d1") == nil)
+            #expect(try store.loadHandlers(owner: owner) == [second])
+        }
+    }
+
+    @Test func replaceRegistryKeepsListedStateAndDropsTheRest() throws {
+        try withStore { store, _ throws in
+            try store.upsertButton(id: "a", config: "{}")
+            try store.upsertButton(id: "b", config: "{}")
+            try store.upsertSheet(id: "s1", config: "{}")
+            try store.upsertHandler(StoredHandler(id: "ha", owner: "button:a", config: "{}"))
+            try store.upsertHandler(StoredHandler(id: "hb", owner: "button:b", config: "{}"))
+            try store.upsertHandler(StoredHandler(id: "hs", owner: "sheet:s1", config: "{}"))
+            try store.commit(
+                events: [], states: [ButtonStateChange(id: "b", face: 1, clock: 9, held: false)],
+                outbox: [outboxRow("d1", handler: "ha")])
+
+            try store.replaceRegistry(
+                buttons: [(id: "c", config: #"{"new":true}"#), (id: "b", config: #"{"kept":true}"#)],
+                sheets: [(id: "s2", config: "{}")])
+
+            #expect(
+                try store.loadButtons() == [
+                    StoredButton(id: "c", config: #"{"new":true}"#, position: 0),
+                    StoredButton(id: "b", config: #"{"kept":true}"#, face: 1, clock: 9, held: false, position: 1),
+                ])
+            #expect(try store.loadSheets() == [StoredSheet(id: "s2", config: "{}", position: 0)])
+            #expect(try store.loadHandlers().map(\.id) == ["hb"])
+            #expect(try store.outbox(id: "d1") == nil)
+        }
+    }
+
+    @Test func replaceRegistryWithHandlersReplacesThemToo() throws {
+        try withStore { store, _ throws in
+            try store.upsertButton(id: "a", config: "{}")
+            try store.upsertHandler(StoredHandler(id: "old", owner: "button:a", config: "{}"))
+            let imported = StoredHandler(id: "new", owner: "button:a", config: #"{"on":["tap"]}"#, secret: "whsec_1")
+            try store.replaceRegistry(buttons: [(id: "a", config: "{}")], sheets: [], handlers: [imported])
+            #expect(try store.loadHandlers() == [imported])
+        }
+    }
+
+    @Test func replaceRegistryOnAClosedStoreThrows() throws {
+        try withStore { store, _ throws in
+            store.close()
+            #expect(throws: StoreError.self) {
+                try store.replaceRegistry(buttons: [], sheets: [])
+            }
+        }
+    }
+}
