@@ -24,6 +24,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "MicroHTTP",
             dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"],
@@ -35,9 +37,15 @@ let package = Package(
             dependencies: ["CSQLite"],
             swiftSettings: strict
         ),
+        .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
+        .target(
+            name: "Delivery",
+            dependencies: ["ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims"],
+            swiftSettings: strict
+        ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "ButtonEngine", "ButtonStore"],
+            dependencies: ["MicroHTTP", "ButtonEngine", "ButtonStore", "Delivery"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -47,6 +55,7 @@ let package = Package(
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine"], swiftSettings: strict),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",

@@ -1,5 +1,6 @@
 import ButtonEngine
 import ButtonStore
+import Delivery
 import Foundation
 import MicroHTTP
 
@@ -12,6 +13,8 @@ public final class ButtonServerApp: Sendable {
     let registry: Registry
     let log: EventLog
     let service: ButtonService
+    let handlers: HandlerRegistry
+    let dispatcher: Dispatcher
     let streams: StreamHub
     private let server: HTTPServer
 
@@ -25,18 +28,41 @@ public final class ButtonServerApp: Sendable {
         do {
             store = try ButtonStore(directory: options.dataDir)
             registry = Registry(store: store, maxButtons: options.maxButtons)
-            log = try EventLog(store: store, retention: options.retention)
+            let handlers = HandlerRegistry(store: store, scriptsDir: options.scriptsDir)
+            self.handlers = handlers
+            let logger = self.logger
+            dispatcher = Dispatcher(
+                store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)", retryScale: options.retryScale,
+                resolve: { handlers.spec($0) }, disable: { handlers.disable($0) },
+                onAttempt: { attempt in
+                    logger.log(
+                        attempt.result.outcome == .ok ? .info : .warn, "delivery",
+                        [
+                            "delivery": attempt.delivery, "handler": attempt.handler, "attempt": String(attempt.number),
+                            "outcome": attempt.result.outcome.rawValue, "status": attempt.status,
+                            "code": attempt.result.statusCode.map(String.init) ?? attempt.result.exitCode.map(String.init) ?? "",
+                            "duration_ms": String(attempt.result.durationMs),
+                        ])
+                })
+            log = try EventLog(store: store, retention: options.retention, handlers: handlers, dispatcher: dispatcher, maxQueue: options.maxQueue)
         } catch {
             throw StartError(description: "cannot open the data directory: \(error.description)")
         }
         service = ButtonService(registry: registry, log: log)
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
+            try handlers.load()
             try service.load()
         } catch {
             throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
         }
-        let api = API(options: options, registry: registry, service: service, log: log, streams: streams)
+        let auth: Auth
+        do {
+            auth = try Auth.resolve(options: options, logger: logger)
+        } catch {
+            throw StartError(description: "\(error)")
+        }
+        let api = API(options: options, auth: auth, registry: registry, service: service, log: log, handlers: handlers, dispatcher: dispatcher, streams: streams)
         let logger = self.logger
         server = HTTPServer(configuration: options.http, router: api.makeRouter(), streams: streams) { record in
             logger.log(
@@ -49,9 +75,10 @@ public final class ButtonServerApp: Sendable {
     }
 
     public func start() throws {
+        try dispatcher.start()
         service.start()
         try server.start()
-        logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir])
+        logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
     }
 
     /// The bound port (useful with port 0).
@@ -61,6 +88,7 @@ public final class ButtonServerApp: Sendable {
     public func stop() {
         server.stop()
         service.stop()
+        dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
         store.close()
     }
 }
@@ -68,9 +96,12 @@ public final class ButtonServerApp: Sendable {
 /// The parts the HTTP routes need; the route files extend it, one area each.
 struct API: Sendable {
     let options: ServeOptions
+    let auth: Auth
     let registry: Registry
     let service: ButtonService
     let log: EventLog
+    let handlers: HandlerRegistry
+    let dispatcher: Dispatcher
     let streams: StreamHub
 
     func makeRouter() -> Router {
@@ -79,7 +110,10 @@ struct API: Sendable {
         addRegistryRoutes(to: &router)
         addInputRoutes(to: &router)
         addEventRoutes(to: &router)
+        addHandlerRoutes(to: &router)
         let files = StaticFiles(root: options.publicDir)
+        let auth = self.auth
+        router.guardRoute = { request, method, pattern throws(HTTPError) in try auth.check(request, method: method, pattern: pattern) }
         router.fallback = { request in
             if request.path == "/api" || request.path.hasPrefix("/api/") {
                 throw HTTPError.notFound("no API route \(request.method) \(request.path)")

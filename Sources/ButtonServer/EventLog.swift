@@ -1,5 +1,6 @@
 import ButtonEngine
 import ButtonStore
+import Delivery
 import Foundation
 import MicroHTTP
 
@@ -14,19 +15,22 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
     private var nextSeq: Int64
     private var sinceTrim = 0
     private var subscribers: [Subscriber] = []
-    /// Rows for the delivery outbox, written in the same transaction as the events (handlers).
-    var outboxRows: (@Sendable ([ControlEvent]) -> [OutboxRow])?
-    /// Called after each commit, outside nothing: deliveries are woken from here.
-    var committed: (@Sendable ([ControlEvent]) -> Void)?
+    private let handlers: HandlerRegistry
+    private let dispatcher: Dispatcher
+    /// Undelivered deliveries allowed before input that would add more is refused with 503.
+    let maxQueue: Int
 
     struct Subscriber {
         var stream: EventStream
         var source: String?
     }
 
-    init(store: ButtonStore, retention: Int) throws(StoreError) {
+    init(store: ButtonStore, retention: Int, handlers: HandlerRegistry, dispatcher: Dispatcher, maxQueue: Int) throws(StoreError) {
         self.store = store
         self.retention = retention
+        self.handlers = handlers
+        self.dispatcher = dispatcher
+        self.maxQueue = maxQueue
         self.nextSeq = try store.lastSeq() + 1
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         self.idPrefix = "evt_" + String((0..<8).map { _ in alphabet.randomElement()! }) + "_"
@@ -51,20 +55,27 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
                 StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: nil, sheet: name, t: event.t, json: event.json)
             }
         }
-        let outbox = events.isEmpty ? [] : (outboxRows?(events) ?? [])
+        let outbox = events.isEmpty ? [] : handlers.deliveries(for: events, now: Timestamp.now())
+        if !outbox.isEmpty && dispatcher.depth + outbox.count > maxQueue {
+            throw HTTPError.unavailable(
+                "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
+        }
         do throws(StoreError) {
             try store.commit(events: stored, states: states, outbox: outbox)
         } catch {
             throw HTTPError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
         }
         nextSeq += Int64(events.count)
+        if !outbox.isEmpty {
+            dispatcher.added(outbox.count)
+            dispatcher.wake()
+        }
         publish(events)
         sinceTrim += events.count
         if sinceTrim >= 1000 {
             sinceTrim = 0
             _ = try? store.trimEvents(keep: retention)
         }
-        if !events.isEmpty { committed?(events) }
         return events
     }
 

@@ -20,8 +20,9 @@ public struct Logger: Sendable {
         self.format = format
     }
 
-    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
-        guard level >= self.level else { return }
+    /// `force` prints even below the level (the one-time generated-token announcement).
+    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String> = [:], force: Bool = false) {
+        guard level >= self.level || force else { return }
         let time = Timestamp.iso8601(milliseconds: Timestamp.now())
         var line: String
         switch format {

@@ -22,8 +22,8 @@ final class Registry: Sendable {
         self.maxButtons = maxButtons
     }
 
-    static func storageError(_ error: StoreError) -> HTTPError {
-        HTTPError.unavailable("storage failed: \(error.description)", retryAfter: 1)
+    static func storageError(_ error: any Error) -> HTTPError {
+        HTTPError.unavailable("storage failed: \(error)", retryAfter: 1)
     }
 
     // MARK: Buttons

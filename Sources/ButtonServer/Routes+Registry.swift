@@ -38,8 +38,10 @@ extension API {
         router.patch("/api/v1/buttons/{id}") { request in
             .json(try service.update(request.parameter("id"), with: try request.json()))
         }
+        let handlers = self.handlers
         router.delete("/api/v1/buttons/{id}") { request in
             try registry.deleteButton(request.parameter("id"))
+            handlers.removeOwner(.button(request.parameter("id")))
             return .noContent
         }
 
@@ -74,6 +76,7 @@ extension API {
         }
         router.delete("/api/v1/sheets/{id}") { request in
             try registry.deleteSheet(request.parameter("id"))
+            handlers.removeOwner(.sheet(request.parameter("id")))
             return .noContent
         }
         router.post("/api/v1/sheets/{id}/open") { request in

@@ -15,6 +15,11 @@ public struct ServeOptions: Sendable {
     public var configFile: String?
     public var retention = 100_000
     public var maxButtons = 100_000
+    public var maxQueue = 100_000
+    public var deliveryConcurrency = 16
+    public var shutdownGraceSeconds = 10.0
+    /// Multiplies the retry schedule; only tests change it.
+    public var retryScale = 1.0
     public var http = ServerConfiguration()
 
     public init() {}
@@ -60,6 +65,12 @@ public struct ServeOptions: Sendable {
         },
         Setting(flag: "max-buttons", help: "registry limit (default 100000)") { o, v throws(UsageError) in
             o.maxButtons = try int("max-buttons", v, 1...10_000_000)
+        },
+        Setting(flag: "max-queue", help: "undelivered deliveries before input is refused with 503 (default 100000)") { o, v throws(UsageError) in
+            o.maxQueue = try int("max-queue", v, 1...100_000_000)
+        },
+        Setting(flag: "delivery-concurrency", help: "deliveries sent at once (default 16)") { o, v throws(UsageError) in
+            o.deliveryConcurrency = try int("delivery-concurrency", v, 1...1024)
         },
         Setting(flag: "threads", help: "HTTP worker threads (default 4)") { o, v throws(UsageError) in
             o.http.threads = try int("threads", v, 1...256)

@@ -15,6 +15,19 @@ extension ButtonStore {
         }
     }
 
+    /// The earliest pending delivery of each handler (due or not): a handler delivers in event
+    /// order, so only its head may be sent, and a head waiting for a retry holds the rest back.
+    public func pendingHeads() throws(StoreError) -> [OutboxRow] {
+        try withConnection { connection throws(StoreError) in
+            try connection.statement(
+                """
+                SELECT id, handler, event_seq, body, status, attempts, next_attempt_at, created_at, MIN(event_seq)
+                FROM outbox WHERE status = 'pending' GROUP BY handler
+                """
+            ).rows(Self.outboxRow)
+        }
+    }
+
     /// One delivery, or nil if there is none with that id.
     public func outbox(id: String) throws(StoreError) -> OutboxRow? {
         try withConnection { connection throws(StoreError) in

@@ -17,6 +17,7 @@ public struct HTTPClient: Sendable {
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     public struct Reply: Sendable {

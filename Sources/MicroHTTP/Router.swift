@@ -18,6 +18,8 @@ public struct Router: Sendable {
     private var routes: [Route] = []
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: Handler?
+    /// Runs before every matched route's handler (auth); throwing answers with that error.
+    public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> Void)?
 
     public init() {}
 
@@ -61,6 +63,13 @@ public struct Router: Sendable {
             guard let parameters = Self.match(route.segments, parts) else { continue }
             if route.method == method {
                 request.parameters = parameters
+                if let guardRoute {
+                    do throws(HTTPError) {
+                        try guardRoute(request, route.method, route.pattern)
+                    } catch {
+                        return (error.response, route.pattern)
+                    }
+                }
                 return (Self.run(route.handler, request), route.pattern)
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }

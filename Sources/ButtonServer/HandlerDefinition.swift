@@ -1,0 +1,299 @@
+import ButtonEngine
+import Foundation
+import MicroHTTP
+
+/// A handler: which events of one button or sheet fire it, and the webhook or script it runs.
+struct HandlerDefinition: Sendable, Equatable {
+    enum Owner: Sendable, Equatable, Hashable {
+        case button(String)
+        case sheet(String)
+
+        var stored: String {
+            switch self {
+            case .button(let id): "button:" + id
+            case .sheet(let id): "sheet:" + id
+            }
+        }
+
+        init?(stored: String) {
+            if stored.hasPrefix("button:") {
+                self = .button(String(stored.dropFirst(7)))
+            } else if stored.hasPrefix("sheet:") {
+                self = .sheet(String(stored.dropFirst(6)))
+            } else {
+                return nil
+            }
+        }
+    }
+
+    struct Webhook: Sendable, Equatable {
+        var url: String
+        var headers: [String: String] = [:]
+        var timeoutMs: Int64 = 10_000
+    }
+
+    struct Script: Sendable, Equatable {
+        var name: String
+        var args: [String] = []
+        var timeoutMs: Int64 = 10_000
+    }
+
+    enum Action: Sendable, Equatable {
+        case webhook(Webhook)
+        case script(Script)
+    }
+
+    var id: String
+    var owner: Owner
+    var on: [EventType]
+    var option: String?
+    var enabled = true
+    var action: Action
+    var maxAttempts: Int64
+    var expireAfterMs: Int64?
+
+    static let buttonEvents: Set<EventType> = Set(EventType.allCases).subtracting([.sheetOpen, .select, .sheetCancel])
+    static let sheetEvents: Set<EventType> = [.sheetOpen, .select, .sheetCancel]
+    static let forbiddenHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
+
+    /// What a request may change, and the server facts validation needs.
+    struct Context {
+        var scriptsDir: String?
+        var sheetOptions: [String]?
+        /// Reading back what was stored: no file checks (a script may be gone; it fails when run).
+        var loading = false
+    }
+
+    static func create(from json: JSONValue, owner: Owner, context: Context) throws(HTTPError) -> HandlerDefinition {
+        var fields = try Fields(json)
+        if context.loading {
+            fields.ignore("id")
+            fields.ignore("button")
+            fields.ignore("sheet")
+        }
+        let webhook = try fields.object("webhook")
+        let script = try fields.object("script")
+        let action: Action
+        var maxAttempts: Int64
+        var expire: Int64?
+        switch (webhook, script) {
+        case (var w?, nil):
+            guard let url = try w.string("url", maxLength: 100_000) else { throw HTTPError.invalid("webhook.url", "webhook.url is required") }
+            var hook = Webhook(url: url)
+            try Self.validate(url: url)
+            hook.headers = try Self.headers(&w)
+            hook.timeoutMs = try w.int("timeoutMs", in: 1000...30_000) ?? 10_000
+            maxAttempts = try w.int("maxAttempts", in: 1...20) ?? 7
+            expire = try w.int("expireAfterMs", in: 1000...604_800_000)
+            try w.finish()
+            action = .webhook(hook)
+        case (nil, var s?):
+            guard let name = try s.string("name", maxLength: 128) else { throw HTTPError.invalid("script.name", "script.name is required") }
+            if !context.loading {
+                guard let dir = context.scriptsDir else {
+                    throw HTTPError.invalid(
+                        "script", "script handlers are disabled: start buttond with --scripts-dir DIR (or BUTTOND_SCRIPTS_DIR) to allow scripts from DIR")
+                }
+                try Self.validate(script: name, in: dir)
+            }
+            var run = Script(name: name)
+            if let args = try s.array("args") {
+                guard args.count <= 32 else { throw HTTPError.invalid("script.args", "script.args holds at most 32 arguments") }
+                run.args = try args.enumerated().map { (i, arg) throws(HTTPError) -> String in
+                    guard case .string(let text) = arg else { throw HTTPError.badRequest("script.args[\(i)] must be a string", field: "script.args[\(i)]") }
+                    guard text.utf8.count <= 1024, !text.contains("\0") else {
+                        throw HTTPError.invalid("script.args[\(i)]", "script.args[\(i)] must be at most 1024 bytes with no NUL")
+                    }
+                    return text
+                }
+            }
+            run.timeoutMs = try s.int("timeoutMs", in: 1000...300_000) ?? 10_000
+            maxAttempts = try s.int("maxAttempts", in: 1...20) ?? 1
+            expire = try s.int("expireAfterMs", in: 1000...604_800_000)
+            try s.finish()
+            action = .script(run)
+        case (nil, nil):
+            throw HTTPError.invalid("webhook", "a handler needs a webhook or a script")
+        default:
+            throw HTTPError.invalid("script", "a handler has a webhook or a script, not both")
+        }
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var definition = HandlerDefinition(
+            id: "hdl_" + String((0..<16).map { _ in alphabet.randomElement()! }), owner: owner, on: [], action: action,
+            maxAttempts: maxAttempts, expireAfterMs: expire)
+        try definition.applyCommon(&fields, context: context, creating: true)
+        try fields.finish()
+        return definition
+    }
+
+    /// PATCH: `on`, `option`, `enabled`, and members of `webhook` or `script`.
+    mutating func patch(with json: JSONValue, context: Context) throws(HTTPError) {
+        var fields = try Fields(json)
+        fields.ignore("id")
+        fields.ignore("button")
+        fields.ignore("sheet")
+        if var w = try fields.object("webhook") {
+            guard case .webhook(var hook) = action else { throw HTTPError.invalid("webhook", "this handler runs a script; create a new handler for a webhook") }
+            if let url = try w.string("url", maxLength: 100_000) {
+                try Self.validate(url: url)
+                hook.url = url
+            }
+            if w.has("headers") { hook.headers = try Self.headers(&w) } else { w.ignore("headers") }
+            if let v = try w.int("timeoutMs", in: 1000...30_000) { hook.timeoutMs = v }
+            if let v = try w.int("maxAttempts", in: 1...20) { maxAttempts = v }
+            if w.has("expireAfterMs") { expireAfterMs = try w.int("expireAfterMs", in: 1000...604_800_000) } else { w.ignore("expireAfterMs") }
+            try w.finish()
+            action = .webhook(hook)
+        }
+        if var s = try fields.object("script") {
+            guard case .script(var run) = action else { throw HTTPError.invalid("script", "this handler sends a webhook; create a new handler for a script") }
+            if let name = try s.string("name", maxLength: 128) {
+                guard let dir = context.scriptsDir else { throw HTTPError.invalid("script", "script handlers are disabled: start buttond with --scripts-dir DIR") }
+                try Self.validate(script: name, in: dir)
+                run.name = name
+            }
+            if let args = try s.array("args") {
+                run.args = try args.enumerated().map { (i, arg) throws(HTTPError) -> String in
+                    guard case .string(let text) = arg, text.utf8.count <= 1024, !text.contains("\0") else {
+                        throw HTTPError.invalid("script.args[\(i)]", "script.args[\(i)] must be a string of at most 1024 bytes")
+                    }
+                    return text
+                }
+            }
+            if let v = try s.int("timeoutMs", in: 1000...300_000) { run.timeoutMs = v }
+            if let v = try s.int("maxAttempts", in: 1...20) { maxAttempts = v }
+            if s.has("expireAfterMs") { expireAfterMs = try s.int("expireAfterMs", in: 1000...604_800_000) } else { s.ignore("expireAfterMs") }
+            try s.finish()
+            action = .script(run)
+        }
+        try applyCommon(&fields, context: context, creating: false)
+        try fields.finish()
+    }
+
+    private mutating func applyCommon(_ fields: inout Fields, context: Context, creating: Bool) throws(HTTPError) {
+        if let list = try fields.array("on") {
+            let allowed: Set<EventType>
+            if case .button = owner { allowed = Self.buttonEvents } else { allowed = Self.sheetEvents }
+            guard !list.isEmpty, list.count <= EventType.allCases.count else {
+                throw HTTPError.invalid("on", "on must list at least one event type")
+            }
+            var types: [EventType] = []
+            for (i, item) in list.enumerated() {
+                guard case .string(let name) = item else { throw HTTPError.badRequest("on[\(i)] must be a string", field: "on[\(i)]") }
+                guard let type = EventType(rawValue: name), allowed.contains(type) else {
+                    let names = allowed.map(\.rawValue).sorted().joined(separator: ", ")
+                    throw HTTPError.invalid("on[\(i)]", "on[\(i)] '\(name)' is not an event of this \(owner.kind); use one of \(names)")
+                }
+                if !types.contains(type) { types.append(type) }
+            }
+            on = types
+        } else if creating {
+            throw HTTPError.invalid("on", "on (a list of event types) is required")
+        }
+        if fields.has("option") {
+            let option = try fields.name("option")
+            guard case .sheet = owner else { throw HTTPError.invalid("option", "option is only for sheet handlers") }
+            if let option, let options = context.sheetOptions, !options.contains(option) {
+                throw HTTPError.invalid("option", "the sheet has no option '\(option)'")
+            }
+            self.option = option
+        } else {
+            fields.ignore("option")
+        }
+        if let enabled = try fields.bool("enabled") { self.enabled = enabled }
+    }
+
+    static func validate(url: String) throws(HTTPError) {
+        guard url.utf8.count <= 2048 else { throw HTTPError.invalid("webhook.url", "webhook.url is longer than 2048 characters") }
+        guard !url.contains(where: { $0.isWhitespace || $0 == "\0" }), let parts = URLComponents(string: url),
+            let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty
+        else { throw HTTPError.invalid("webhook.url", "webhook.url must be an absolute http:// or https:// URL") }
+        guard scheme == "http" || scheme == "https" else {
+            throw HTTPError.invalid("webhook.url", "webhook.url must use http or https, not \(scheme)")
+        }
+        guard parts.user == nil && parts.password == nil else {
+            throw HTTPError.invalid("webhook.url", "webhook.url must not carry a user or password; send credentials in headers")
+        }
+    }
+
+    static func headers(_ fields: inout Fields) throws(HTTPError) -> [String: String] {
+        guard let object = try fields.object("headers") else { return [:] }
+        var headers: [String: String] = [:]
+        var reader = object
+        for name in reader.keys.sorted() {
+            let path = "webhook.headers.\(name)"
+            let token = name.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+            }
+            guard !name.isEmpty, name.utf8.count <= 128, token else { throw HTTPError.invalid(path, "header name '\(name.prefix(64))' is not valid") }
+            let lower = name.lowercased()
+            guard !forbiddenHeaders.contains(lower), !lower.hasPrefix("webhook-") else {
+                throw HTTPError.invalid(path, "header '\(name)' is set by buttond and cannot be configured")
+            }
+            guard let value = try reader.string(name, maxLength: 4096) else { continue }
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw HTTPError.invalid(path, "header '\(name)' must not contain CR, LF or NUL")
+            }
+            headers[name] = value
+        }
+        guard headers.count <= 32 else { throw HTTPError.invalid("webhook.headers", "at most 32 headers") }
+        return headers
+    }
+
+    static func validate(script name: String, in dir: String) throws(HTTPError) {
+        let bytes = Array(name.utf8)
+        let safe = !bytes.isEmpty && bytes[0] != UInt8(ascii: ".") && bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
+        }
+        guard safe else {
+            throw HTTPError.invalid("script.name", "script.name must be a file name in the scripts directory (letters, digits, . _ -; no / or ..)")
+        }
+        var info = stat()
+        let path = dir + "/" + name
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw HTTPError.invalid("script.name", "no regular file '\(name)' in the scripts directory")
+        }
+        guard access(path, X_OK) == 0 else { throw HTTPError.invalid("script.name", "'\(name)' is not executable") }
+    }
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(id), "on": .array(on.map { .string($0.rawValue) }), "enabled": .bool(enabled),
+        ]
+        switch owner {
+        case .button(let name): object["button"] = .string(name)
+        case .sheet(let name): object["sheet"] = .string(name)
+        }
+        if let option { object["option"] = .string(option) }
+        var extra: [String: JSONValue] = ["maxAttempts": .int(maxAttempts)]
+        if let expireAfterMs { extra["expireAfterMs"] = .int(expireAfterMs) }
+        switch action {
+        case .webhook(let hook):
+            extra["url"] = .string(hook.url)
+            extra["headers"] = .object(hook.headers.mapValues { .string($0) })
+            extra["timeoutMs"] = .int(hook.timeoutMs)
+            object["webhook"] = .object(extra)
+        case .script(let run):
+            extra["name"] = .string(run.name)
+            extra["args"] = .array(run.args.map { .string($0) })
+            extra["timeoutMs"] = .int(run.timeoutMs)
+            object["script"] = .object(extra)
+        }
+        return .object(object)
+    }
+
+    func matches(_ event: ControlEvent) -> Bool {
+        guard enabled, on.contains(event.type) else { return false }
+        if let option, event.type == .select, event.data.option != option { return false }
+        return true
+    }
+}
+
+extension HandlerDefinition.Owner {
+    var kind: String {
+        switch self {
+        case .button: "button"
+        case .sheet: "sheet"
+        }
+    }
+}

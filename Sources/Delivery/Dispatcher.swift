@@ -1,0 +1,217 @@
+import ButtonStore
+import Foundation
+import MicroHTTP
+import Synchronization
+
+/// Sends what the outbox holds: each handler's deliveries in event order, one in flight per
+/// handler, at most `concurrency` at once, retried on the schedule, resumed after a restart.
+public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, `stopping` are guarded by `condition`
+    public struct Attempt: Sendable {
+        public var delivery: String
+        public var handler: String
+        public var number: Int
+        public var result: AttemptResult
+        public var status: String
+    }
+
+    private let store: ButtonStore
+    private let resolve: @Sendable (String) -> HandlerSpec?
+    private let disable: @Sendable (String) -> Void
+    private let onAttempt: @Sendable (Attempt) -> Void
+    private let userAgent: String
+    public let concurrency: Int
+    /// Multiplies the retry schedule (1 in production; tests shrink it).
+    private let retryScale: Double
+    private let condition = NSCondition()
+    private var inFlight: Set<String> = []
+    private var running = 0
+    private var stopping = false
+    private var woken = false
+    private var thread: Thread?
+    private let depthCounter = Atomic<Int>(0)
+
+    public init(
+        store: ButtonStore, concurrency: Int = 16, userAgent: String, retryScale: Double = 1,
+        resolve: @escaping @Sendable (String) -> HandlerSpec?,
+        disable: @escaping @Sendable (String) -> Void,
+        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.concurrency = concurrency
+        self.userAgent = userAgent
+        self.retryScale = retryScale
+        self.resolve = resolve
+        self.disable = disable
+        self.onAttempt = onAttempt
+    }
+
+    /// Deliveries not yet finished (pending or in flight): what the bounded queue counts.
+    public var depth: Int { depthCounter.load(ordering: .relaxed) }
+
+    /// Counts deliveries added to the outbox (by a commit or a redeliver).
+    public func added(_ count: Int) { depthCounter.add(count, ordering: .relaxed) }
+
+    /// Resumes what a previous run left pending or in flight, then starts sending.
+    public func start() throws(StoreError) {
+        _ = try store.resetInFlight()
+        depthCounter.store(try store.outboxDepth(), ordering: .relaxed)
+        let thread = Thread { [self] in loop() }
+        thread.name = "buttond.dispatcher"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// New work may be due: look now rather than at the next planned time.
+    public func wake() {
+        condition.lock()
+        woken = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops taking new deliveries and waits up to `seconds` for running ones to finish; what
+    /// is left stays pending in the outbox for the next start.
+    public func stop(waitingUpTo seconds: Double) {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        let deadline = Date().addingTimeInterval(seconds)
+        while running > 0 && condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private func loop() {
+        condition.lock()
+        while !stopping {
+            woken = false
+            condition.unlock()
+            let nextWake = dispatchDue()
+            condition.lock()
+            if stopping { break }
+            if woken { continue }
+            _ = condition.wait(until: Date(timeIntervalSince1970: Double(nextWake) / 1000))
+        }
+        condition.unlock()
+    }
+
+    /// Starts every head that may go now; returns when to look again.
+    private func dispatchDue() -> Int64 {
+        let now = Self.now()
+        var next = now + 1000
+        guard let heads = try? store.pendingHeads() else { return now + 200 }
+        for head in heads.sorted(by: { $0.eventSeq < $1.eventSeq }) {
+            condition.lock()
+            let busy = inFlight.contains(head.handler)
+            let full = running >= concurrency
+            condition.unlock()
+            if full { return now + 1000 }
+            if busy { continue }
+            guard let spec = resolve(head.handler), spec.enabled else { continue }
+            if head.nextAttemptAt > now {
+                next = min(next, head.nextAttemptAt)
+                continue
+            }
+            guard (try? store.updateOutbox(id: head.id, status: "in_flight", attempts: head.attempts, nextAttemptAt: head.nextAttemptAt)) != nil
+            else { continue }
+            condition.lock()
+            inFlight.insert(head.handler)
+            running += 1
+            condition.unlock()
+            let worker = Thread { [self] in
+                attempt(head, spec)
+                condition.lock()
+                inFlight.remove(head.handler)
+                running -= 1
+                woken = true
+                condition.broadcast()
+                condition.unlock()
+            }
+            worker.start()
+        }
+        return next
+    }
+
+    private func attempt(_ row: OutboxRow, _ spec: HandlerSpec) {
+        let number = row.attempts + 1
+        let startedAt = Self.now()
+        var result: AttemptResult
+        if let expire = spec.expireAfterMs, startedAt > row.createdAt + expire {
+            result = AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(expire) ms)")
+        } else {
+            switch spec.action {
+            case .webhook(let webhook):
+                result = WebhookSender.send(webhook, deliveryID: row.id, body: row.body, userAgent: userAgent)
+            case .script(let script):
+                let event = EventFields(row.body)
+                result = ScriptRunner.run(
+                    script, arguments: script.args.map(event.substitute),
+                    environment: ScriptRunner.environment(
+                        event: row.body, type: event.type, button: event.source, seq: event.seq, attempt: number),
+                    stdin: row.body
+                ).result
+            }
+            result.durationMs = Self.now() - startedAt
+        }
+        let status: String
+        var nextAttemptAt = row.nextAttemptAt
+        switch result.outcome {
+        case .ok: status = "ok"
+        case .expired: status = "expired"
+        default:
+            if result.statusCode == 410 {
+                status = "failed"
+                disable(row.handler)
+            } else if number >= spec.maxAttempts {
+                status = "failed"
+            } else {
+                status = "pending"
+                if let seconds = result.retryAfterSeconds, result.statusCode == 429 || result.statusCode == 503 {
+                    nextAttemptAt = Self.now() + Int64(Double(min(max(seconds, 0), 86_400) * 1000) * retryScale)
+                } else {
+                    nextAttemptAt = Self.now() + Int64(Double(RetrySchedule.delay(afterAttempt: number)) * retryScale)
+                }
+            }
+        }
+        try? store.recordAttempt(
+            delivery: row.id, number: number, startedAt: startedAt, durationMs: result.durationMs,
+            outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode, output: result.output)
+        try? store.updateOutbox(id: row.id, status: status, attempts: number, nextAttemptAt: nextAttemptAt)
+        if status != "pending" { depthCounter.subtract(1, ordering: .relaxed) }
+        onAttempt(Attempt(delivery: row.id, handler: row.handler, number: number, result: result, status: status))
+    }
+}
+
+/// The event fields a script's argument placeholders and environment use.
+struct EventFields {
+    var type = ""
+    var source = ""
+    var seq: Int64 = 0
+    var t: Int64 = 0
+    var face: String = ""
+    var option: String = ""
+
+    init(_ json: [UInt8]) {
+        guard let event = try? JSONParser.parse(json) else { return }
+        if case .string(let v)? = event["type"] { type = v }
+        if case .string(let v)? = event["button"] ?? event["sheet"] { source = v }
+        if case .int(let v)? = event["seq"] { seq = v }
+        if case .int(let v)? = event["t"] { t = v }
+        if case .int(let v)? = event["data"]?["face"] { face = String(v) }
+        if case .string(let v)? = event["data"]?["option"] { option = v }
+    }
+
+    /// An argument that is exactly one placeholder becomes its value; any other stays as it is.
+    func substitute(_ argument: String) -> String {
+        switch argument {
+        case "{button}": source
+        case "{type}": type
+        case "{seq}": String(seq)
+        case "{t}": String(t)
+        case "{face}": face
+        case "{option}": option
+        default: argument
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// The HTTP client: JSON in and out, bearer token from localStorage, a token prompt on 401,
+// and errors turned into ApiError with the server's words.
+
+const TOKEN_KEY = "buttond.token";
+export const API = "/api/v1";
+
+export class ApiError extends Error {
+  constructor(status, code, message, field, extra = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.field = field;
+    Object.assign(this, extra);
+  }
+}
+
+export function getToken() {
+  try { return localStorage.getItem(TOKEN_KEY) || ""; } catch { return ""; }
+}
+
+export function setToken(token) {
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch { /* private mode: keep it in memory only */ }
+  memoryToken = token || "";
+  for (const fn of tokenListeners) fn(memoryToken);
+}
+
+let memoryToken = getToken();
+const tokenListeners = new Set();
+export function onTokenChange(fn) { tokenListeners.add(fn); }
+export function currentToken() { return memoryToken || getToken(); }
+
+// The token prompt is installed by the app; only one prompt is shown at a time.
+let promptForToken = null;
+let pendingPrompt = null;
+export function setTokenPrompt(fn) { promptForToken = fn; }
+
+async function askToken(reason) {
+  if (!promptForToken) return null;
+  if (!pendingPrompt) {
+    pendingPrompt = promptForToken(reason).finally(() => { pendingPrompt = null; });
+  }
+  return pendingPrompt;
+}
+
+/** Calls the API. `body` (if not undefined) is sent as JSON. Resolves with parsed JSON or null (204). */
+export async function api(method, path, body, { retryAuth = true } = {}) {
+  const headers = { accept: "application/json" };
+  const token = currentToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  const init = { method, headers, cache: "no-store" };
+  if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path.startsWith("/") ? path : `${API}/${path}`, init);
+  } catch (err) {
+    throw new ApiError(0, "network", "Cannot reach the server. Is buttond running?");
+  }
+  if (res.status === 401 && retryAuth) {
+    const fresh = await askToken(token ? "That token was refused." : "");
+    if (fresh) return api(method, path, body, { retryAuth: true });
+  }
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = null; }
+  }
+  if (!res.ok) {
+    const e = data && data.error ? data.error : {};
+    let message = e.message || `${res.status} ${res.statusText || "error"}`;
+    if (res.status === 403 && !e.message) message = "This token is not allowed to do that.";
+    const retryAfter = res.headers.get("retry-after");
+    throw new ApiError(res.status, e.code || `http_${res.status}`, message, e.field, { index: e.index, retryAfter });
+  }
+  return data;
+}
+
+export const get = (p) => api("GET", p);
+export const post = (p, b) => api("POST", p, b);
+export const patch = (p, b) => api("PATCH", p, b);
+export const put = (p, b) => api("PUT", p, b);
+export const del = (p) => api("DELETE", p);
+
+export const enc = encodeURIComponent;

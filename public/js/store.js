@@ -1,0 +1,87 @@
+// The client's view of the server: buttons, sheets, and a de-duplicated event feed.
+// Events arrive from the SSE stream and from input responses; each is handled once (by seq).
+
+import { get } from "./api.js";
+
+export const buttons = new Map(); // id -> button object (with state)
+export const sheets = new Map();  // id -> sheet object
+
+const seen = new Set();
+const seenOrder = [];
+let maxSeq = 0;
+
+const eventListeners = new Set();
+const changeListeners = new Set();
+
+export function onEvent(fn) { eventListeners.add(fn); }
+export function onChange(fn) { changeListeners.add(fn); }
+export function lastSeq() { return maxSeq; }
+export function markSeen(seq) {
+  if (seq > maxSeq) maxSeq = seq;
+}
+
+export function changed(what = "all") {
+  for (const fn of changeListeners) fn(what);
+}
+
+/** Feeds events (from anywhere); each seq is delivered to listeners once. Returns the new ones. */
+export function ingest(events, source = "stream") {
+  const fresh = [];
+  for (const ev of events || []) {
+    if (!ev || typeof ev.seq !== "number") continue;
+    if (seen.has(ev.seq)) continue;
+    seen.add(ev.seq);
+    seenOrder.push(ev.seq);
+    if (seenOrder.length > 5000) seen.delete(seenOrder.shift());
+    if (ev.seq > maxSeq) maxSeq = ev.seq;
+    fresh.push(ev);
+  }
+  for (const ev of fresh) {
+    for (const fn of eventListeners) {
+      try { fn(ev, source); } catch (err) { console.error(err); }
+    }
+  }
+  return fresh;
+}
+
+/** Loads every button (all pages). */
+export async function loadButtons() {
+  const all = [];
+  let offset = 0;
+  const limit = 200;
+  for (let guard = 0; guard < 100; guard++) {
+    const page = await get(`buttons?offset=${offset}&limit=${limit}`);
+    const list = (page && page.buttons) || [];
+    all.push(...list);
+    offset += list.length;
+    const total = page && typeof page.total === "number" ? page.total : all.length;
+    if (!list.length || all.length >= total) break;
+  }
+  buttons.clear();
+  for (const b of all) buttons.set(b.id, b);
+  changed("buttons");
+  return all;
+}
+
+export async function loadSheets() {
+  const page = await get("sheets");
+  sheets.clear();
+  for (const s of (page && page.sheets) || []) sheets.set(s.id, s);
+  changed("sheets");
+}
+
+/** Buttons grouped by `group` (ungrouped first), each group sorted by `order` then label. */
+export function groupedButtons() {
+  const groups = new Map();
+  for (const b of buttons.values()) {
+    const g = b.group || "";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(b);
+  }
+  const ord = (b) => (typeof b.order === "number" ? b.order : Number.MAX_SAFE_INTEGER);
+  for (const list of groups.values()) {
+    list.sort((a, b) => ord(a) - ord(b) || (a.label || a.id).localeCompare(b.label || b.id) || a.id.localeCompare(b.id));
+  }
+  const names = [...groups.keys()].sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)));
+  return names.map((name) => ({ name, buttons: groups.get(name) }));
+}

@@ -1,0 +1,73 @@
+// The live feed: /api/v1/events/stream as Server-Sent Events. EventSource reconnects by itself
+// and sends Last-Event-ID; when it gives up (a non-200 answer, e.g. 401) we check the API,
+// which asks for a token if needed, and open a new one from the last seq seen.
+
+import { API, api, currentToken, onTokenChange } from "./api.js";
+import { ingest, lastSeq } from "./store.js";
+
+let es = null;
+let retryTimer = null;
+let backoff = 1000;
+let dropped = false;
+let statusFn = () => {};
+let resyncFn = async () => {};
+
+function streamURL() {
+  const q = new URLSearchParams();
+  q.set("after", String(lastSeq()));
+  const token = currentToken();
+  if (token) q.set("access_token", token);
+  return `${API}/events/stream?${q}`;
+}
+
+function connect() {
+  clearTimeout(retryTimer);
+  if (es) es.close();
+  statusFn(dropped ? "reconnecting" : "connecting");
+  const source = new EventSource(streamURL());
+  es = source;
+  source.onopen = () => {
+    if (es !== source) return;
+    backoff = 1000;
+    statusFn("live");
+    if (dropped) {
+      dropped = false;
+      resyncFn().catch(() => {});
+    }
+  };
+  source.onmessage = (m) => {
+    if (es !== source) return;
+    let ev;
+    try { ev = JSON.parse(m.data); } catch { return; }
+    ingest([ev], "stream");
+  };
+  source.onerror = () => {
+    if (es !== source) return;
+    dropped = true;
+    if (source.readyState === EventSource.CLOSED) {
+      statusFn("offline");
+      scheduleRetry();
+    } else {
+      statusFn("reconnecting"); // the browser retries by itself, with Last-Event-ID
+    }
+  };
+}
+
+function scheduleRetry() {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(async () => {
+    try {
+      await api("GET", "events?limit=1"); // a 401 here asks for a token
+    } catch { /* still down: try again later */ }
+    connect();
+  }, backoff);
+  backoff = Math.min(backoff * 2, 15000);
+}
+
+export function startStream({ onStatus, onResync }) {
+  statusFn = onStatus || statusFn;
+  resyncFn = onResync || resyncFn;
+  onTokenChange(() => connect());
+  window.addEventListener("online", () => { if (!es || es.readyState === EventSource.CLOSED) connect(); });
+  connect();
+}

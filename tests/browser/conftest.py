@@ -1,0 +1,216 @@
+"""Fixtures for the browser tests: the real buttond binary, a webhook sink, headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+
+
+# ---- the server ---------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, base: str, proc: subprocess.Popen, log_path: Path):
+        self.base = base.rstrip("/")
+        self.proc = proc
+        self.log_path = log_path
+
+    def url(self, path: str = "/") -> str:
+        return self.base + path
+
+    def call(self, method: str, path: str, body=None, headers=None):
+        """Returns (status, parsed JSON or None). Never raises for HTTP errors."""
+        data = None
+        hdrs = {"accept": "application/json"}
+        if body is not None:
+            data = json.dumps(body).encode()
+            hdrs["content-type"] = "application/json"
+        hdrs.update(headers or {})
+        req = urllib.request.Request(self.base + "/api/v1" + path, data=data, method=method, headers=hdrs)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as res:
+                raw = res.read()
+                return res.status, (json.loads(raw) if raw else None)
+        except urllib.error.HTTPError as err:
+            raw = err.read()
+            try:
+                return err.code, json.loads(raw) if raw else None
+            except ValueError:
+                return err.code, None
+
+    def ok(self, method: str, path: str, body=None):
+        status, data = self.call(method, path, body)
+        assert 200 <= status < 300, f"{method} {path} -> {status} {data}"
+        return data
+
+    def events(self, button=None, after=0):
+        q = f"?after={after}&limit=1000"
+        if button:
+            q += f"&button={button}"
+        return self.ok("GET", "/events" + q)["events"]
+
+    def wait_events(self, predicate, button=None, timeout=10.0, what="events"):
+        deadline = time.monotonic() + timeout
+        evs = []
+        while time.monotonic() < deadline:
+            evs = self.events(button)
+            if predicate(evs):
+                return evs
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; got {[e['type'] for e in evs]}")
+
+
+def _binary() -> Path:
+    env = os.environ.get("BUTTOND_BIN")
+    path = Path(env) if env else REPO / ".build" / "release" / "buttond"
+    if not path.is_absolute():
+        path = REPO / path
+    return path
+
+
+def start_server(*extra: str, name: str = "server") -> Server:
+    binary = _binary()
+    if not binary.exists():
+        pytest.fail(f"buttond binary not found at {binary} (build it with `swift build -c release` or set BUTTOND_BIN)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    data_dir = tempfile.mkdtemp(prefix="buttond-browser-")
+    log_path = ARTIFACTS / f"browser-{name}.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [str(binary), "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", data_dir,
+         "--public-dir", str(REPO / "public"), *extra],
+        stdout=subprocess.DEVNULL, stderr=log, cwd=data_dir,
+    )
+    base = None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and base is None:
+        if proc.poll() is not None:
+            break
+        text = log_path.read_text()
+        m = re.search(r"msg=listening url=(http://\S+?)/?(\s|$)", text) or re.search(r'"url"\s*:\s*"(http://[^"]+?)/?"', text)
+        if m:
+            base = m.group(1)
+        else:
+            time.sleep(0.05)
+    if base is None:
+        proc.kill()
+        log.close()
+        pytest.fail(f"buttond did not start; log:\n{log_path.read_text()}")
+    srv = Server(base, proc, log_path)
+    srv._cleanup = (log, data_dir)
+    return srv
+
+
+def stop_server(srv: Server) -> None:
+    srv.proc.terminate()
+    try:
+        srv.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        srv.proc.kill()
+        srv.proc.wait()
+    log, data_dir = srv._cleanup
+    log.close()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server():
+    srv = start_server()
+    yield srv
+    stop_server(srv)
+
+
+# ---- the webhook sink ----------------------------------------------------------------------
+
+
+class Sink:
+    def __init__(self):
+        self.posts: list[dict] = []
+        self.cond = threading.Condition()
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                n = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(n)
+                try:
+                    parsed = json.loads(body)
+                except ValueError:
+                    parsed = None
+                with sink.cond:
+                    sink.posts.append({"path": self.path, "headers": dict(self.headers), "body": body, "json": parsed})
+                    sink.cond.notify_all()
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def wait_for(self, predicate, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for p in self.posts:
+                    if predicate(p):
+                        return p
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no matching webhook post; got {[p['json'] for p in self.posts]}")
+                self.cond.wait(left)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def sink():
+    s = Sink()
+    yield s
+    s.close()
+
+
+# ---- the browser ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def driver():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800",
+                "--disable-gpu", "--no-first-run", "--disable-extensions", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            opts.binary_location = path
+            break
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver_path = shutil.which("chromedriver") or "/usr/lib/chromium/chromedriver"
+    service = Service(executable_path=driver_path) if os.path.exists(driver_path) else Service()
+    drv = webdriver.Chrome(options=opts, service=service)
+    drv.set_window_size(1280, 800)
+    yield drv
+    drv.quit()
