@@ -16,7 +16,10 @@ public final class ButtonServerApp: Sendable {
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
     let streams: StreamHub
+    let metrics = Metrics()
     private let server: HTTPServer
+    /// Every (method, pattern) the router answers, for checking the OpenAPI document.
+    public let routeTable: [(method: String, pattern: String)]
 
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
@@ -31,10 +34,12 @@ public final class ButtonServerApp: Sendable {
             let handlers = HandlerRegistry(store: store, scriptsDir: options.scriptsDir)
             self.handlers = handlers
             let logger = self.logger
+            let metrics = self.metrics
             dispatcher = Dispatcher(
                 store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)", retryScale: options.retryScale,
                 resolve: { handlers.spec($0) }, disable: { handlers.disable($0) },
                 onAttempt: { attempt in
+                    metrics.delivery(kind: attempt.kind, outcome: attempt.result.outcome.rawValue, seconds: Double(attempt.result.durationMs) / 1000)
                     logger.log(
                         attempt.result.outcome == .ok ? .info : .warn, "delivery",
                         [
@@ -44,7 +49,9 @@ public final class ButtonServerApp: Sendable {
                             "duration_ms": String(attempt.result.durationMs),
                         ])
                 })
-            log = try EventLog(store: store, retention: options.retention, handlers: handlers, dispatcher: dispatcher, maxQueue: options.maxQueue)
+            log = try EventLog(
+                store: store, retention: options.retention, handlers: handlers, dispatcher: dispatcher, metrics: metrics,
+                maxQueue: options.maxQueue)
         } catch {
             throw StartError(description: "cannot open the data directory: \(error.description)")
         }
@@ -53,6 +60,13 @@ public final class ButtonServerApp: Sendable {
         do {
             try handlers.load()
             try service.load()
+            if let file = options.configFile {
+                let text = try String(contentsOfFile: file, encoding: .utf8)
+                let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
+                try config.seed(registry: registry, handlers: handlers)
+            }
+        } catch let error as HTTPError {
+            throw StartError(description: "invalid --config \(options.configFile ?? ""): \(error.message)")
         } catch {
             throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
         }
@@ -62,9 +76,18 @@ public final class ButtonServerApp: Sendable {
         } catch {
             throw StartError(description: "\(error)")
         }
-        let api = API(options: options, auth: auth, registry: registry, service: service, log: log, handlers: handlers, dispatcher: dispatcher, streams: streams)
+        let api = API(
+            options: options, auth: auth, registry: registry, service: service, log: log, handlers: handlers,
+            dispatcher: dispatcher, streams: streams, metrics: metrics)
         let logger = self.logger
-        server = HTTPServer(configuration: options.http, router: api.makeRouter(), streams: streams) { record in
+        let metrics = self.metrics
+        let router = api.makeRouter()
+        routeTable = router.table
+        server = HTTPServer(configuration: options.http, router: router, streams: streams) { record in
+            metrics.request(route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds)
+            if record.status >= 400, Auth.pressRoutes.contains(record.route) {
+                metrics.rejected(Metrics.rejectionReason(status: record.status))
+            }
             logger.log(
                 .info, "request",
                 [
@@ -103,14 +126,23 @@ struct API: Sendable {
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
     let streams: StreamHub
+    let metrics: Metrics
 
     func makeRouter() -> Router {
         var router = Router()
         router.get("/healthz") { _ in .text("ok") }
+        let (metrics, dispatcher, streams, registry) = (self.metrics, self.dispatcher, self.streams, self.registry)
+        router.get("/metrics") { _ in
+            var response = Response.text(
+                metrics.render(outboxDepth: dispatcher.depth, openStreams: streams.count, buttons: registry.buttonCount))
+            response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]
+            return response
+        }
         addRegistryRoutes(to: &router)
         addInputRoutes(to: &router)
         addEventRoutes(to: &router)
         addHandlerRoutes(to: &router)
+        addConfigRoutes(to: &router)
         let files = StaticFiles(root: options.publicDir)
         let auth = self.auth
         router.guardRoute = { request, method, pattern throws(HTTPError) in try auth.check(request, method: method, pattern: pattern) }

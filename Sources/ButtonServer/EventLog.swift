@@ -17,6 +17,7 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
     private var subscribers: [Subscriber] = []
     private let handlers: HandlerRegistry
     private let dispatcher: Dispatcher
+    private let metrics: Metrics
     /// Undelivered deliveries allowed before input that would add more is refused with 503.
     let maxQueue: Int
 
@@ -25,11 +26,15 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
         var source: String?
     }
 
-    init(store: ButtonStore, retention: Int, handlers: HandlerRegistry, dispatcher: Dispatcher, maxQueue: Int) throws(StoreError) {
+    init(
+        store: ButtonStore, retention: Int, handlers: HandlerRegistry, dispatcher: Dispatcher, metrics: Metrics,
+        maxQueue: Int
+    ) throws(StoreError) {
         self.store = store
         self.retention = retention
         self.handlers = handlers
         self.dispatcher = dispatcher
+        self.metrics = metrics
         self.maxQueue = maxQueue
         self.nextSeq = try store.lastSeq() + 1
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -71,6 +76,7 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
             dispatcher.wake()
         }
         publish(events)
+        metrics.events(events.map(\.type.rawValue))
         sinceTrim += events.count
         if sinceTrim >= 1000 {
             sinceTrim = 0

@@ -62,11 +62,13 @@ struct HandlerDefinition: Sendable, Equatable {
         var sheetOptions: [String]?
         /// Reading back what was stored: no file checks (a script may be gone; it fails when run).
         var loading = false
+        /// The body may carry `id`, `button` and `sheet` (stored form, config import).
+        var envelope = false
     }
 
     static func create(from json: JSONValue, owner: Owner, context: Context) throws(HTTPError) -> HandlerDefinition {
         var fields = try Fields(json)
-        if context.loading {
+        if context.loading || context.envelope {
             fields.ignore("id")
             fields.ignore("button")
             fields.ignore("sheet")

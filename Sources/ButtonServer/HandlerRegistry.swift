@@ -30,7 +30,7 @@ final class HandlerRegistry: Sendable {
     }
 
     func load() throws {
-        let context = HandlerDefinition.Context(scriptsDir: scriptsDir, loading: true)
+        let context = HandlerDefinition.Context(scriptsDir: scriptsDir, loading: true, envelope: true)
         for stored in try store.loadHandlers() {
             guard let owner = HandlerDefinition.Owner(stored: stored.owner) else { continue }
             var definition = try HandlerDefinition.create(from: try JSONParser.parse(Array(stored.config.utf8)), owner: owner, context: context)
@@ -121,7 +121,18 @@ final class HandlerRegistry: Sendable {
         }
     }
 
-    func removeAll() { tables.withLock { $0 = Tables() } }
+    func secret(of id: String) -> String? { tables.withLock { $0.byID[id]?.secret } }
+
+    /// Replaces every handler in memory (after the store committed the same set).
+    func replaceAll(_ handlers: [StoredHandler], definitions: [HandlerDefinition]) {
+        tables.withLock { t in
+            t = Tables()
+            for (stored, definition) in zip(handlers, definitions) {
+                t.byID[definition.id] = Entry(definition: definition, secret: stored.secret, position: stored.position)
+                t.byOwner[definition.owner, default: []].append(definition.id)
+            }
+        }
+    }
 
     /// Outbox rows for the handlers these events fire, one per (event, handler).
     func deliveries(for events: [ControlEvent], now: Int64) -> [OutboxRow] {

@@ -152,16 +152,41 @@ final class Registry: Sendable {
         removeSheetFromMemory(id)
     }
 
-    /// Empties memory (config import replaces everything).
-    func removeAll() -> ([ButtonSlot], [SheetSlot]) {
-        let b = buttons.withLock { table in
-            defer { table = Table() }
-            return Array(table.byID.values)
+    /// Makes memory hold exactly these definitions (after the store committed the same set):
+    /// buttons that stay keep their live state, the others are removed.
+    func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
+        buttons.withLock { table in
+            var next = Table<ButtonSlot>()
+            for definition in newButtons {
+                let slot: ButtonSlot
+                if let existing = table.byID[definition.id] {
+                    slot = existing
+                    slot.locked {
+                        slot.definition = definition
+                        slot.machine.config = definition.config
+                    }
+                } else {
+                    slot = ButtonSlot(definition: definition, machine: ButtonMachine(config: definition.config))
+                }
+                next.byID[definition.id] = slot
+                next.order.append(definition.id)
+            }
+            for (id, slot) in table.byID where next.byID[id] == nil { slot.locked { slot.removed = true } }
+            table = next
         }
-        let s = sheets.withLock { table in
-            defer { table = Table() }
-            return Array(table.byID.values)
+        sheets.withLock { table in
+            var next = Table<SheetSlot>()
+            for definition in newSheets {
+                let slot = table.byID[definition.id] ?? SheetSlot(definition: definition)
+                slot.locked {
+                    slot.definition = definition
+                    slot.machine.optionIDs = definition.options.map(\.id)
+                }
+                next.byID[definition.id] = slot
+                next.order.append(definition.id)
+            }
+            for (id, slot) in table.byID where next.byID[id] == nil { slot.locked { slot.removed = true } }
+            table = next
         }
-        return (b, s)
     }
 }

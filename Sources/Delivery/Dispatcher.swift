@@ -9,6 +9,8 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     public struct Attempt: Sendable {
         public var delivery: String
         public var handler: String
+        /// `webhook` or `script`.
+        public var kind: String
         public var number: Int
         public var result: AttemptResult
         public var status: String
@@ -179,7 +181,9 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
             outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode, output: result.output)
         try? store.updateOutbox(id: row.id, status: status, attempts: number, nextAttemptAt: nextAttemptAt)
         if status != "pending" { depthCounter.subtract(1, ordering: .relaxed) }
-        onAttempt(Attempt(delivery: row.id, handler: row.handler, number: number, result: result, status: status))
+        let kind: String
+        if case .script = spec.action { kind = "script" } else { kind = "webhook" }
+        onAttempt(Attempt(delivery: row.id, handler: row.handler, kind: kind, number: number, result: result, status: status))
     }
 }
 

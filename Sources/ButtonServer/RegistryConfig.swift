@@ -1,0 +1,128 @@
+import ButtonStore
+import Delivery
+import Foundation
+import MicroHTTP
+
+/// The whole registry as one JSON document (`GET/PUT /api/v1/config`, `--config FILE`):
+/// buttons, sheets and handlers, never secrets.
+struct RegistryConfig {
+    var buttons: [ButtonDefinition] = []
+    var sheets: [SheetDefinition] = []
+    var handlers: [HandlerDefinition] = []
+
+    static func export(registry: Registry, handlers: HandlerRegistry) -> JSONValue {
+        [
+            "buttons": .array(registry.buttonSlots().map { slot in slot.locked { slot.definition.json } }),
+            "sheets": .array(registry.sheetSlots.map { slot in slot.locked { slot.definition.json } }),
+            "handlers": .array(handlers.all.map(\.json)),
+        ]
+    }
+
+    static func parse(_ json: JSONValue, scriptsDir: String?) throws(HTTPError) -> RegistryConfig {
+        var fields = try Fields(json)
+        var config = RegistryConfig()
+        for (i, item) in (try fields.array("buttons") ?? []).enumerated() {
+            do throws(HTTPError) {
+                config.buttons.append(try ButtonDefinition.create(from: item))
+            } catch {
+                throw Self.prefixed(error, "buttons[\(i)]")
+            }
+        }
+        for (i, item) in (try fields.array("sheets") ?? []).enumerated() {
+            do throws(HTTPError) {
+                config.sheets.append(try SheetDefinition.create(from: item))
+            } catch {
+                throw Self.prefixed(error, "sheets[\(i)]")
+            }
+        }
+        let buttonIDs = Set(config.buttons.map(\.id))
+        let sheetOptions = Dictionary(config.sheets.map { ($0.id, $0.options.map(\.id)) }, uniquingKeysWith: { a, _ in a })
+        guard buttonIDs.count == config.buttons.count else { throw HTTPError.invalid("buttons", "button ids must be unique") }
+        guard sheetOptions.count == config.sheets.count else { throw HTTPError.invalid("sheets", "sheet ids must be unique") }
+        for (i, item) in (try fields.array("handlers") ?? []).enumerated() {
+            do throws(HTTPError) {
+                var owner: HandlerDefinition.Owner
+                var context = HandlerDefinition.Context(scriptsDir: scriptsDir, envelope: true)
+                if case .string(let id)? = item["button"] {
+                    guard buttonIDs.contains(id) else { throw HTTPError.invalid("button", "no button '\(id)' in this config") }
+                    owner = .button(id)
+                } else if case .string(let id)? = item["sheet"] {
+                    guard let options = sheetOptions[id] else { throw HTTPError.invalid("sheet", "no sheet '\(id)' in this config") }
+                    owner = .sheet(id)
+                    context.sheetOptions = options
+                } else {
+                    throw HTTPError.invalid("button", "a handler names its button or sheet")
+                }
+                var handler = try HandlerDefinition.create(from: item, owner: owner, context: context)
+                if case .string(let id)? = item["id"] {
+                    guard id.hasPrefix("hdl_"), Names.isValid(String(id.dropFirst(4))) else {
+                        throw HTTPError.invalid("id", "a handler id looks like hdl_abc123")
+                    }
+                    handler.id = id
+                }
+                config.handlers.append(handler)
+            } catch {
+                throw Self.prefixed(error, "handlers[\(i)]")
+            }
+        }
+        try fields.finish()
+        return config
+    }
+
+    private static func prefixed(_ error: HTTPError, _ prefix: String) -> HTTPError {
+        var error = error
+        if case .string(let field)? = error.details["field"] { error.details["field"] = .string("\(prefix).\(field)") }
+        error.message = "\(prefix): \(error.message)"
+        return error
+    }
+
+    /// Replaces the registry with this config. Webhook handlers that are new get new secrets,
+    /// returned here once; handlers that keep their id keep their secret.
+    func replace(registry: Registry, handlers: HandlerRegistry) throws(HTTPError) -> [String: String] {
+        var newSecrets: [String: String] = [:]
+        var stored: [StoredHandler] = []
+        for (position, handler) in self.handlers.enumerated() {
+            var secret = handlers.secret(of: handler.id)
+            if secret == nil, case .webhook = handler.action {
+                secret = Signature.newSecret()
+                newSecrets[handler.id] = secret
+            }
+            stored.append(
+                StoredHandler(
+                    id: handler.id, owner: handler.owner.stored, config: String(decoding: JSONWriter.encode(handler.json), as: UTF8.self),
+                    secret: secret, enabled: handler.enabled, position: position))
+        }
+        do {
+            try registry.store.replaceRegistry(
+                buttons: buttons.map { ($0.id, String(decoding: JSONWriter.encode($0.json), as: UTF8.self)) },
+                sheets: sheets.map { ($0.id, String(decoding: JSONWriter.encode($0.json), as: UTF8.self)) },
+                handlers: stored)
+        } catch {
+            throw Registry.storageError(error)
+        }
+        registry.replaceAll(buttons: buttons, sheets: sheets)
+        handlers.replaceAll(stored, definitions: self.handlers)
+        return newSecrets
+    }
+
+    /// `--config FILE` at start: adds what is missing, leaves what exists as it is.
+    func seed(registry: Registry, handlers: HandlerRegistry) throws(HTTPError) {
+        for button in buttons where (try? registry.button(button.id)) == nil { _ = try registry.createButton(button) }
+        for sheet in sheets where (try? registry.sheet(sheet.id)) == nil { _ = try registry.createSheet(sheet) }
+        for handler in self.handlers where (try? handlers.get(handler.id)) == nil { _ = try handlers.add(handler) }
+    }
+}
+
+extension API {
+    func addConfigRoutes(to router: inout Router) {
+        let (registry, handlers, scriptsDir) = (self.registry, self.handlers, options.scriptsDir)
+        router.get("/api/v1/config") { _ in .json(RegistryConfig.export(registry: registry, handlers: handlers)) }
+        router.put("/api/v1/config") { request in
+            let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir)
+            let secrets = try config.replace(registry: registry, handlers: handlers)
+            guard case .object(var object) = RegistryConfig.export(registry: registry, handlers: handlers) else { return .noContent }
+            object["secrets"] = .object(secrets.mapValues { .string($0) })
+            return .json(.object(object))
+        }
+    }
+}
