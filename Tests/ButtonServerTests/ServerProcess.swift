@@ -31,8 +31,9 @@ final class ServerProcess: @unchecked Sendable {  // fields are set once in init
         var found: Int?
         while found == nil && Date() < deadline {
             let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "url=http://127.0.0.1:") {
-                found = Int(text[range.upperBound...].prefix { $0.isNumber })
+            if let range = text.range(of: "msg=listening url=http://") {
+                let address = text[range.upperBound...].prefix { $0 != "/" }
+                found = address.split(separator: ":").last.flatMap { Int($0) }
             } else {
                 var status: Int32 = 0
                 if waitpid(pid, &status, WNOHANG) == pid { throw HTTPClient.Failure(description: "buttond exited: \(text)") }

@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import MicroHTTP
+import Testing
+
+@Suite("Auth, metrics, the CLI and shutdown")
+struct AuthAndOpsTests {
+    @Test func tokensGuardTheAPI() throws {
+        let server = try TestServer {
+            $0.adminToken = "admin-secret"
+            $0.pressToken = "press-secret"
+        }
+        let anonymous = HTTPClient(port: server.app.port)
+        #expect(try anonymous.get("/healthz").status == 200)
+        #expect(try anonymous.get("/").status == 200)
+        let denied = try anonymous.get("/api/v1/buttons")
+        #expect(denied.status == 401)
+        #expect(denied.errorCode == "unauthorized")
+        #expect(denied.header("www-authenticate") != nil)
+        #expect(try anonymous.get("/metrics").status == 401)
+        #expect(try HTTPClient(port: server.app.port, token: "wrong").get("/api/v1/buttons").status == 401)
+
+        let admin = HTTPClient(port: server.app.port, token: "admin-secret")
+        #expect(try admin.request("POST", "/api/v1/buttons", json: #"{"id": "b"}"#).status == 201)
+        let press = HTTPClient(port: server.app.port, token: "press-secret")
+        #expect(try press.get("/api/v1/buttons").status == 200)
+        #expect(try press.request("POST", "/api/v1/buttons/b/press", json: "{}").status == 200)
+        #expect(try press.get("/metrics").status == 200)
+        let forbidden = try press.request("POST", "/api/v1/buttons", json: #"{"id": "c"}"#)
+        #expect(forbidden.status == 403)
+        #expect(forbidden.errorCode == "forbidden")
+        #expect(try press.request("DELETE", "/api/v1/buttons/b").status == 403)
+
+        let stream = try anonymous.stream("/api/v1/events/stream?after=0&access_token=press-secret")
+        #expect(stream.status == 200)
+        #expect(try stream.nextEvent().id == "1")
+        #expect(try anonymous.stream("/api/v1/events/stream?access_token=nope").status == 401)
+    }
+
+    @Test func offLoopbackWithoutATokenGeneratesOneOnce() throws {
+        let dir = NSTemporaryDirectory() + "buttond-token-\(UUID().uuidString)"
+        let first = try ServerProcess(dataDir: dir, arguments: ["--host", "0.0.0.0"])
+        let log = first.log
+        let token = try #require(log.split(separator: " ").first { $0.hasPrefix("token=") }.map { String($0.dropFirst(6)) })
+        #expect(try first.client.get("/api/v1/buttons").status == 401)
+        #expect(try HTTPClient(port: first.port, token: token).get("/api/v1/buttons").status == 200)
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/admin-token")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(first.stop() == 0)
+        let second = try ServerProcess(dataDir: dir, arguments: ["--host", "0.0.0.0"])
+        #expect(!second.log.contains(token))
+        #expect(second.log.contains("admin-token"))
+        #expect(try HTTPClient(port: second.port, token: token).get("/api/v1/buttons").status == 200)
+    }
+
+    @Test func metricsParse() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "m", "maxTaps": 1}"#)
+        try server.post("/api/v1/buttons/m/press")
+        try server.post("/api/v1/buttons/m/up")
+        let text = try server.client.get("/metrics")
+        #expect(text.header("content-type")?.hasPrefix("text/plain") == true)
+        var samples: [String: Double] = [:]
+        for line in text.text.split(separator: "\n") {
+            if line.hasPrefix("#") {
+                #expect(line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE "))
+                continue
+            }
+            let parts = line.split(separator: " ")
+            #expect(parts.count == 2, "\(line)")
+            let value = Double(parts[1])
+            #expect(value != nil, "\(line)")
+            samples[String(parts[0])] = value
+        }
+        #expect(samples["buttond_control_events_total{type=\"tap\"}"] == 1)
+        #expect(samples["buttond_inputs_rejected_total{reason=\"conflict\"}"] == 1)
+        #expect(samples["buttond_buttons"] == 1)
+        #expect(samples["buttond_outbox_depth"] == 0)
+        #expect((samples["buttond_process_start_time_seconds"] ?? 0) > 1_700_000_000)
+        #expect(samples.keys.contains { $0.hasPrefix("buttond_http_requests_total{route=\"/api/v1/buttons/{id}/press\",method=\"POST\",status=\"200\"}") })
+    }
+
+    @Test func pressClientAndExitCodes() throws {
+        let dir = NSTemporaryDirectory() + "buttond-cli-\(UUID().uuidString)"
+        let server = try ServerProcess(dataDir: dir)
+        let url = "http://127.0.0.1:\(server.port)"
+        try server.client.request("POST", "/api/v1/buttons", json: #"{"id": "door", "longPressMs": 100}"#)
+        let (ok, out, _) = try runButtond(["press", "door", "--hold", "150", "--server", url])
+        #expect(ok == 0)
+        let types = out.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8))["type"] }
+        #expect(types == ["touch-down", "long-press", "touch-up-inside", "long-press-end"])
+        let (missing, _, err) = try runButtond(["press", "nope", "--server", url])
+        #expect(missing == 1)
+        #expect(err.contains("no button named 'nope'"))
+        let (usage, _, _) = try runButtond(["press", "--server", url])
+        #expect(usage == 2)
+        #expect(try runButtond(["down", "door", "--server", url]).0 == 0)
+        #expect(try runButtond(["up", "door", "--server", url]).0 == 0)
+        let (events, listed, _) = try runButtond(["events", "--server", url])
+        #expect(events == 0)
+        #expect(listed.split(separator: "\n").count >= 6)
+        let (version, text, _) = try runButtond(["version"])
+        #expect(version == 0 && text.hasPrefix("buttond "))
+        #expect(try runButtond(["--help"]).1.contains("--scripts-dir"))
+        #expect(try runButtond(["serve", "--port", "nope"]).0 == 2)
+    }
+
+    @Test func sigtermUnderLoadExitsZeroAndLosesNothing() throws {
+        let dir = NSTemporaryDirectory() + "buttond-term-\(UUID().uuidString)"
+        let server = try ServerProcess(dataDir: dir)
+        try server.client.request("POST", "/api/v1/buttons", json: #"{"id": "t"}"#)
+        let port = server.port
+        let stream = try server.client.stream("/api/v1/events/stream")
+        let results = Mutex<[Int64]>([])
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: group) {
+                var seqs: [Int64] = []
+                let client = HTTPClient(port: port, timeoutSeconds: 5)
+                while let reply = try? client.request("POST", "/api/v1/buttons/t/press", json: "{}"), reply.status == 200 {
+                    for event in reply.json["events"]?.array ?? [] {
+                        if let seq = event["seq"]?.int { seqs.append(seq) }
+                    }
+                    if seqs.count > 4000 { break }
+                }
+                results.withLock { $0 += seqs }
+            }
+        }
+        usleep(500_000)
+        let status = server.stop(SIGTERM, within: 15)
+        #expect(status == 0)
+        group.wait()
+        let acknowledged = results.withLock { $0 }
+        #expect(stream.endsWithin(seconds: 5))
+        let restarted = try ServerProcess(dataDir: dir)
+        let last = try restarted.client.get("/api/v1/events?limit=1").json["events"]?.array.first?["seq"]?.int ?? 0
+        #expect(acknowledged.allSatisfy { $0 <= last })
+        #expect(!acknowledged.isEmpty)
+    }
+}

@@ -1,0 +1,76 @@
+/* The HTTP ceiling for `make bench`: a raw libmicrohttpd server that answers every request
+ * with a fixed 200, in the same thread mode as buttond (MHD_USE_EPOLL_INTERNAL_THREAD with
+ * MHD_ALLOW_SUSPEND_RESUME and a thread pool, see Sources/CMicroHTTPDShims/shims.c), the
+ * same connection limits and the same three default headers. It reads (and discards) the
+ * request body, as buttond must.
+ *
+ *   mhd_baseline [THREADS]   -> binds 127.0.0.1 on a free port, prints "port=N" on stdout,
+ *                               runs until SIGTERM/SIGINT.
+ * Build: gcc -O2 -o mhd_baseline mhd_baseline.c $(pkg-config --cflags --libs libmicrohttpd)
+ */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct MHD_Response *fixed;
+static volatile sig_atomic_t stop_flag = 0;
+static void on_signal(int sig) { (void)sig; stop_flag = 1; }
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **req_cls) {
+    (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
+    if (*req_cls == NULL) {           /* headers only: ask for the body */
+        *req_cls = (void *)1;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {     /* a piece of the body: consume it */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return MHD_queue_response(connection, MHD_HTTP_OK, fixed);
+}
+
+int main(int argc, char **argv) {
+    unsigned int threads = argc > 1 ? (unsigned int)atoi(argv[1]) : 4;
+    static const char body[] = "{\"events\":[]}";
+    fixed = MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+    MHD_add_response_header(fixed, "Content-Type", "application/json");
+    MHD_add_response_header(fixed, "Content-Security-Policy", "default-src 'self'");
+    MHD_add_response_header(fixed, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(fixed, "Referrer-Policy", "no-referrer");
+
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = 0;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, 0, NULL, NULL, handle, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)500,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+        MHD_OPTION_END);
+    if (d == NULL) { fprintf(stderr, "MHD_start_daemon failed\n"); return 1; }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    printf("port=%u\n", info ? (unsigned)info->port : 0u);
+    fflush(stdout);
+
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    while (!stop_flag) pause();
+    MHD_stop_daemon(d);
+    MHD_destroy_response(fixed);
+    return 0;
+}
