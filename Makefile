@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev
 RELEASE_BIN := .build/release/buttond
 
-.PHONY: deps build release run test clean
+.PHONY: deps build release run test test-swift test-browser test-hostile test-container bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -23,10 +23,26 @@ release: deps
 run: release
 	$(RELEASE_BIN) serve --data-dir ./data --public-dir ./public
 
-test: deps
+# Every test: unit and live-server (Swift Testing), browser (Chromium), hostile input
+# (schemathesis and friends), and the container build.
+test: test-swift test-browser test-hostile test-container
+
+test-swift: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product buttond
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) $(SWIFT) test --skip-build
+
+test-browser: release
+	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/browser/run.sh
+
+test-hostile: release
+	@if [ -f tests/hostile/run.sh ]; then BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/hostile/run.sh; fi
+
+test-container:
+	bash tests/container/run.sh
+
+bench: deps
+	bash bench/run.sh
 
 clean:
 	rm -rf .build
