@@ -131,6 +131,8 @@ struct API: Sendable {
     func makeRouter() -> Router {
         var router = Router()
         router.get("/healthz") { _ in .text("ok") }
+        let openAPI = Array(OpenAPIDocument.json.utf8)
+        router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }
         let (metrics, dispatcher, streams, registry) = (self.metrics, self.dispatcher, self.streams, self.registry)
         router.get("/metrics") { _ in
             var response = Response.text(

@@ -29,11 +29,16 @@ public struct Request: Sendable {
     public func parameter(_ name: String) -> String { parameters[name] ?? "" }
 
     /// The body parsed as strict JSON: 415 unless it is declared JSON, 400 when it is malformed.
-    /// An empty body reads as `{}` so that `curl -X POST` works for calls whose fields are all optional.
+    /// An empty body reads as `{}` so that `curl -X POST` works for calls whose fields are all
+    /// optional, and `curl -d '{…}'`'s default form content type is taken when the body is JSON.
     public func json(maxDepth: Int = 32) throws(HTTPError) -> JSONValue {
         if body.isEmpty { return .object([:]) }
         if let type = header("content-type") {
-            let mime = type.split(separator: ";", maxSplits: 1)[0].trimmingSpaces().lowercased()
+            let mime = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
+            if mime == "application/x-www-form-urlencoded" {
+                guard let value = try? JSONParser.parse(body, maxDepth: maxDepth) else { throw .unsupportedMediaType() }
+                return value
+            }
             guard mime == "application/json" || mime.hasSuffix("+json") else { throw .unsupportedMediaType() }
         }
         do {

@@ -129,10 +129,12 @@ struct OpenAPITests {
         let server = try TestServer()
         defer { server.stop() }
         let reply = try server.client.get("/api/v1/openapi.json")
-        #expect(reply.status == 200)
+        try #require(reply.status == 200, "GET /api/v1/openapi.json answered \(reply.status): \(reply.text.prefix(200))")
         #expect(reply.header("content-type")?.hasPrefix("application/json") == true)
-        #expect(reply.body == Array(OpenAPIDocument.json.utf8))
+        let identical = reply.body == Array(OpenAPIDocument.json.utf8)
+        #expect(identical, "the served document differs from OpenAPIDocument.json (\(reply.body.count) bytes served)")
         let served = try JSONParser.parse(reply.body, maxDepth: 64)
-        #expect(served == .object(try Self.document()))
+        let same = served == .object(try Self.document())
+        #expect(same, "the served document does not parse to OpenAPIDocument.json")
     }
 }

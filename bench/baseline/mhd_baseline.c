@@ -6,11 +6,12 @@
  *
  *   mhd_baseline [THREADS]   -> binds 127.0.0.1 on a free port, prints "port=N" on stdout,
  *                               runs until SIGTERM/SIGINT.
- * Build: gcc -O2 -o mhd_baseline mhd_baseline.c $(pkg-config --cflags --libs libmicrohttpd)
+ * Build: gcc -O2 -pthread -o mhd_baseline mhd_baseline.c $(pkg-config --cflags --libs libmicrohttpd)
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,6 @@
 #include <unistd.h>
 
 static struct MHD_Response *fixed;
-static volatile sig_atomic_t stop_flag = 0;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, const char *url,
                               const char *method, const char *version, const char *upload_data,
@@ -45,6 +44,13 @@ int main(int argc, char **argv) {
     MHD_add_response_header(fixed, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(fixed, "Referrer-Policy", "no-referrer");
 
+    /* Block SIGTERM/SIGINT in every thread (MHD's inherit the mask); main takes them with sigwait. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;
@@ -67,9 +73,8 @@ int main(int argc, char **argv) {
     printf("port=%u\n", info ? (unsigned)info->port : 0u);
     fflush(stdout);
 
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
-    while (!stop_flag) pause();
+    int sig;
+    sigwait(&stop_signals, &sig);
     MHD_stop_daemon(d);
     MHD_destroy_response(fixed);
     return 0;

@@ -24,8 +24,6 @@ static record *records;
 static size_t count, capacity;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct MHD_Response *empty;
-static volatile sig_atomic_t stop_flag = 0;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
 
 typedef struct { char buf[8192]; size_t len; } body;
 
@@ -104,6 +102,13 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
 
 int main(void) {
     empty = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    /* Block SIGTERM/SIGINT in every thread (MHD's inherit the mask); main takes them with sigwait. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;
@@ -120,9 +125,8 @@ int main(void) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("port=%u\n", info ? (unsigned)info->port : 0u);
     fflush(stdout);
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
-    while (!stop_flag) pause();
+    int sig;
+    sigwait(&stop_signals, &sig);
     MHD_stop_daemon(d);
     return 0;
 }

@@ -66,9 +66,7 @@ static void payload(conn *c, const char *p, size_t n, long long arrival) {
     size_t start = 0;
     for (size_t i = 0; i + 1 < c->ev_len; i++) {
         if (c->ev[i] == '\n' && c->ev[i + 1] == '\n') {
-            char save = c->ev[i + 1];
-            event_done(c, c->ev + start, i - start, arrival);
-            c->ev[i + 1] = save;
+            event_done(c, c->ev + start, i - start, arrival); /* writes '\0' over ev[i] */
             start = i + 2; i++;
         }
     }
