@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev
 RELEASE_BIN := .build/release/buttond
 
-.PHONY: deps build release run test test-swift test-browser test-hostile test-container bench clean
+.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-container bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -25,12 +25,16 @@ run: release
 
 # Every test: unit and live-server (Swift Testing), browser (Chromium), hostile input
 # (schemathesis and friends), and the container build.
-test: test-swift test-browser test-hostile test-container
+test: test-swift test-fuzz test-browser test-hostile test-container
 
 test-swift: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product buttond
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) $(SWIFT) test --skip-build
+
+# A bounded libFuzzer run over the JSON parser and the engine (FUZZ_SECONDS=3600 for a long one).
+test-fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-30} bash fuzz/run.sh
 
 test-browser: release
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/browser/run.sh

@@ -429,7 +429,7 @@ class Bench:
 
     # -- scenario 2 ------------------------------------------------------------------------
 
-    def paced(self, port, rate, duration, nthreads=4, buttons=64):
+    def paced(self, port, rate, duration, nthreads=16, buttons=64):
         """Sends presses at a steady `rate` per second (absolute schedule, keep-alive)."""
         sent, late, errors = [0] * nthreads, [0] * nthreads, [0] * nthreads
         t0 = time.monotonic() + 0.1

@@ -48,7 +48,7 @@ public struct HTTPClient: Sendable {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         try connection.write(Array(head.utf8) + (body ?? []))
-        return try connection.readReply()
+        return try connection.readReply(bodyless: method == "HEAD")
     }
 
     @discardableResult
@@ -167,10 +167,12 @@ public final class ClientConnection: @unchecked Sendable {  // used by one threa
         return bytes
     }
 
-    func readReply() throws -> HTTPClient.Reply {
+    func readReply(bodyless: Bool = false) throws -> HTTPClient.Reply {
         let (status, headers) = try readHead()
         var body: [UInt8] = []
-        if headers["transfer-encoding"]?.lowercased() == "chunked" {
+        if bodyless {
+            return HTTPClient.Reply(status: status, headers: headers, body: [])
+        } else if headers["transfer-encoding"]?.lowercased() == "chunked" {
             while let chunk = try readChunk() { body += chunk }
         } else if let length = headers["content-length"].flatMap({ Int($0) }) {
             body = try readExactly(length)
