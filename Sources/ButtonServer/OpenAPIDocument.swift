@@ -1371,7 +1371,7 @@ enum OpenAPIDocument {
                 "content": {
                   "text/event-stream": {
                     "schema": {
-                      "type": "string"
+                      "$ref": "#/components/schemas/StreamMessage"
                     }
                   }
                 }
@@ -2294,6 +2294,32 @@ enum OpenAPIDocument {
                 ]
               }
             ]
+          },
+          "StreamMessage": {
+            "type": "object",
+            "description": "One server-sent event as a client parses it: `id` is the seq, `data` the event JSON. The first message carries only `retry: 1000`; comments (`: connected`, `: heartbeat`) are not messages.",
+            "additionalProperties": false,
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^[0-9]+$"
+              },
+              "event": {
+                "type": "string",
+                "const": "message"
+              },
+              "retry": {
+                "type": "integer",
+                "const": 1000
+              },
+              "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": {
+                  "$ref": "#/components/schemas/Event"
+                }
+              }
+            }
           },
           "EventList": {
             "type": "object",

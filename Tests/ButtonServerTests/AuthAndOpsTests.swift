@@ -112,24 +112,22 @@ struct AuthAndOpsTests {
         let port = server.port
         let stream = try server.client.stream("/api/v1/events/stream")
         let results = Mutex<[Int64]>([])
-        let group = DispatchGroup()
+        let finished = Mutex(0)
         for _ in 0..<3 {
-            DispatchQueue.global().async(group: group) {
-                var seqs: [Int64] = []
+            Thread.detachNewThread {
                 let client = HTTPClient(port: port, timeoutSeconds: 5)
                 while let reply = try? client.request("POST", "/api/v1/buttons/t/press", json: "{}"), reply.status == 200 {
-                    for event in reply.json["events"]?.array ?? [] {
-                        if let seq = event["seq"]?.int { seqs.append(seq) }
-                    }
-                    if seqs.count > 4000 { break }
+                    let seqs = (reply.json["events"]?.array ?? []).compactMap { $0["seq"]?.int }
+                    results.withLock { $0 += seqs }
                 }
-                results.withLock { $0 += seqs }
+                finished.withLock { $0 += 1 }
             }
         }
-        usleep(500_000)
+        // SIGTERM only once the load is really running.
+        _ = eventually(seconds: 20, { results.withLock { $0.count } }, until: { $0 >= 100 })
         let status = server.stop(SIGTERM, within: 15)
         #expect(status == 0)
-        group.wait()
+        _ = eventually(seconds: 20, { finished.withLock { $0 } }, until: { $0 == 3 })
         let acknowledged = results.withLock { $0 }
         #expect(stream.endsWithin(seconds: 5))
         let restarted = try ServerProcess(dataDir: dir)

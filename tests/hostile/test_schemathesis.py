@@ -3,7 +3,7 @@ generated valid and invalid requests for every operation, checking that nothing 
 every status is one the document lists, and that every response matches its schema.
 
 Bounded: MAX_EXAMPLES per operation and generation mode (several hundred cases in all); the run
-ends by itself. The event stream never ends, so it is tested in test_auth.py instead.
+ends by itself (schemathesis reads a bounded number of events from the stream).
 Webhook URLs in generated bodies are pointed at 127.0.0.1:9 (nothing listens) so that no
 delivery ever leaves the machine.
 """
@@ -57,15 +57,19 @@ def st_server():
 
 @pytest.fixture(scope="session")
 def api_schema(st_server):
-    request = urllib.request.Request(st_server.base + "/api/v1/openapi.json", headers=AUTH)
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        assert reply.status == 200
-        document = json.loads(reply.read())
+    override = os.environ.get("HOSTILE_OPENAPI_FILE")  # only for editing the document without a rebuild
+    if override:
+        document = json.loads(open(override).read())
+    else:
+        request = urllib.request.Request(st_server.base + "/api/v1/openapi.json", headers=AUTH)
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            assert reply.status == 200
+            document = json.loads(reply.read())
     schema = schemathesis.openapi.from_dict(document)
     schema.config.update(base_url=st_server.base)
     schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=MAX_EXAMPLES,
                                     allow_x00=True)
-    return schema.exclude(path="/api/v1/events/stream")
+    return schema
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
