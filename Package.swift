@@ -53,6 +53,12 @@ let package = Package(
             dependencies: ["ButtonServer"],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "engine-bench",
+            dependencies: ["ButtonEngine"],
+            path: "bench/engine",
+            swiftSettings: strict
+        ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),

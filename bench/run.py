@@ -691,7 +691,7 @@ class Bench:
         if not self.engine or not os.path.exists(self.engine):
             self.row(sc, "inputs/s on one core", None, "", target="≥ 1,000,000/s", ok=None,
                      note="skipped")
-            self.note("6", "SKIPPED: no engine-bench product (add the executableTarget `engine-bench`, "
+            self.note("6", "SKIPPED: no engine-bench target (add the executableTarget `engine-bench`, "
                            "path bench/engine, to Package.swift; see bench/README.md)")
             log("scenario 6: skipped (no engine-bench target)")
             return

@@ -88,11 +88,13 @@ public final class ButtonServerApp: Sendable {
             if record.status >= 400, Auth.pressRoutes.contains(record.route) {
                 metrics.rejected(Metrics.rejectionReason(status: record.status))
             }
+            guard logger.level <= .info else { return }
+            let micros = Int(record.durationSeconds * 1_000_000)
             logger.log(
                 .info, "request",
                 [
                     "method": record.method, "path": record.path, "route": record.route, "status": String(record.status),
-                    "duration_ms": String(format: "%.2f", record.durationSeconds * 1000), "remote": record.remoteAddress,
+                    "duration_ms": "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())", "remote": record.remoteAddress,
                 ])
         }
     }

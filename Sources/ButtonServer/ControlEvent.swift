@@ -56,7 +56,9 @@ struct ControlEvent: Sendable {
         w.key("t")
         w.write(t)
         w.key("at")
-        w.write(Timestamp.iso8601(milliseconds: t))
+        w.raw("\"")
+        w.bytes.append(contentsOf: Timestamp.iso8601Bytes(milliseconds: t))
+        w.raw("\"")
         w.key("data")
         w.raw("{")
         var first = true
@@ -81,6 +83,11 @@ struct ControlEvent: Sendable {
 /// Epoch milliseconds ↔ the ISO-8601 UTC text of `at`, without Foundation's formatters.
 enum Timestamp {
     static func iso8601(milliseconds: Int64) -> String {
+        String(decoding: iso8601Bytes(milliseconds: milliseconds), as: UTF8.self)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes, with no intermediate strings (it is on the hot path).
+    static func iso8601Bytes(milliseconds: Int64) -> [UInt8] {
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(ms)) / 1000
         var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
@@ -94,13 +101,30 @@ enum Timestamp {
         let mp = (5 * dayOfYear + 2) / 153
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ v: Int, _ width: Int) -> String {
-            let s = String(v)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        let year = min(max(yearOfEra + era * 400 + (month <= 2 ? 1 : 0), 0), 9999)
+        var out = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, at index: Int, width: Int) {
+            var v = value
+            for i in stride(from: index + width - 1, through: index, by: -1) {
+                out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            }
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(ms, 3))Z"
+        put(year, at: 0, width: 4)
+        out[4] = UInt8(ascii: "-")
+        put(month, at: 5, width: 2)
+        out[7] = UInt8(ascii: "-")
+        put(day, at: 8, width: 2)
+        out[10] = UInt8(ascii: "T")
+        put(secondOfDay / 3600, at: 11, width: 2)
+        out[13] = UInt8(ascii: ":")
+        put(secondOfDay / 60 % 60, at: 14, width: 2)
+        out[16] = UInt8(ascii: ":")
+        put(secondOfDay % 60, at: 17, width: 2)
+        out[19] = UInt8(ascii: ".")
+        put(ms, at: 20, width: 3)
+        out[23] = UInt8(ascii: "Z")
+        return out
     }
 
     /// Now, in Unix epoch milliseconds.

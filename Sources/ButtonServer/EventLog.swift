@@ -5,10 +5,12 @@ import Foundation
 import MicroHTTP
 
 /// The ordered, durable record of every control event. `commit` numbers events (`seq` grows
-/// by one), writes them with the button states they leave behind in one SQLite transaction,
-/// and only then returns and pushes them to live streams, in `seq` order.
-final class EventLog: @unchecked Sendable {  // all mutable state is guarded by `lock`
-    private let lock = NSLock()
+/// by one) and writes them, with the button states they leave behind and their deliveries, in
+/// a SQLite transaction; it returns, and pushes them to live streams in `seq` order, only
+/// after that transaction committed. Concurrent commits are grouped: whichever caller finds no
+/// write in progress writes everything queued in one transaction (group commit).
+final class EventLog: @unchecked Sendable {  // all mutable state is guarded by `condition`
+    private let condition = NSCondition()
     private let store: ButtonStore
     private let idPrefix: String
     private let retention: Int
@@ -20,6 +22,23 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
     private let metrics: Metrics
     /// Undelivered deliveries allowed before input that would add more is refused with 503.
     let maxQueue: Int
+
+    /// One caller's part of a group commit.
+    private struct Pending {
+        var ticket: Int
+        var events: [ControlEvent]
+        var stored: [StoredEvent]
+        var states: [ButtonStateChange]
+        var outbox: [OutboxRow]
+    }
+
+    private var queue: [Pending] = []
+    private var writing = false
+    private var nextTicket = 1
+    private var doneThrough = 0
+    private var failures: [Int: HTTPError] = [:]
+    /// Deliveries queued but not yet committed, counted against `maxQueue` too.
+    private var queuedDeliveries = 0
 
     struct Subscriber {
         var stream: EventStream
@@ -41,48 +60,92 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
         self.idPrefix = "evt_" + String((0..<8).map { _ in alphabet.randomElement()! }) + "_"
     }
 
-    /// Numbers, stores and publishes events. Nothing is published unless it was committed.
+    private static func stored(_ event: ControlEvent) -> StoredEvent {
+        switch event.source {
+        case .button(let name):
+            StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: name, sheet: nil, t: event.t, json: event.json)
+        case .sheet(let name):
+            StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: nil, sheet: name, t: event.t, json: event.json)
+        }
+    }
+
+    /// Numbers, stores and publishes events. Nothing is published, and nothing returned,
+    /// unless it was committed.
     func commit(
         _ gestures: [(GestureEvent, ControlEvent.Source)], states: [ButtonStateChange]
     ) throws(HTTPError) -> [ControlEvent] {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         var events: [ControlEvent] = []
         events.reserveCapacity(gestures.count)
         for (offset, (gesture, source)) in gestures.enumerated() {
             events.append(ControlEvent(seq: nextSeq + Int64(offset), idPrefix: idPrefix, gesture: gesture, source: source))
         }
-        let stored = events.map { event in
-            switch event.source {
-            case .button(let name):
-                StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: name, sheet: nil, t: event.t, json: event.json)
-            case .sheet(let name):
-                StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: nil, sheet: name, t: event.t, json: event.json)
-            }
-        }
         let outbox = events.isEmpty ? [] : handlers.deliveries(for: events, now: Timestamp.now())
-        if !outbox.isEmpty && dispatcher.depth + outbox.count > maxQueue {
+        if !outbox.isEmpty && dispatcher.depth + queuedDeliveries + outbox.count > maxQueue {
             throw HTTPError.unavailable(
                 "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
         }
-        do throws(StoreError) {
-            try store.commit(events: stored, states: states, outbox: outbox)
-        } catch {
-            throw HTTPError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
-        }
+        if events.isEmpty && states.isEmpty { return [] }
         nextSeq += Int64(events.count)
-        if !outbox.isEmpty {
-            dispatcher.added(outbox.count)
-            dispatcher.wake()
+        queuedDeliveries += outbox.count
+        let ticket = nextTicket
+        nextTicket += 1
+        queue.append(Pending(ticket: ticket, events: events, stored: events.map(Self.stored), states: states, outbox: outbox))
+        while doneThrough < ticket {
+            if writing {
+                condition.wait()
+            } else {
+                writeQueued()
+            }
         }
-        publish(events)
-        metrics.events(events.map(\.type.rawValue))
-        sinceTrim += events.count
+        if let failure = failures.removeValue(forKey: ticket) { throw failure }
+        return events
+    }
+
+    /// Writes everything queued in one transaction, then publishes it. Called with the lock
+    /// held; releases it while SQLite works so more callers can queue behind.
+    private func writeQueued() {
+        writing = true
+        let batch = queue
+        queue = []
+        condition.unlock()
+        var events: [StoredEvent] = []
+        var states: [ButtonStateChange] = []
+        var outbox: [OutboxRow] = []
+        for pending in batch {
+            events += pending.stored
+            states += pending.states
+            outbox += pending.outbox
+        }
+        var failure: StoreError?
+        do throws(StoreError) {
+            try store.commit(events: events, states: states, outbox: outbox)
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        queuedDeliveries -= outbox.count
+        if let failure {
+            let error = HTTPError.unavailable("the event log could not be written: \(failure.description)", retryAfter: 1)
+            for pending in batch { failures[pending.ticket] = error }
+        } else {
+            if !outbox.isEmpty {
+                dispatcher.added(outbox.count)
+                dispatcher.wake()
+            }
+            let all = batch.flatMap(\.events)
+            publish(all)
+            metrics.events(all.map(\.type.rawValue))
+            sinceTrim += all.count
+        }
+        doneThrough = batch.last?.ticket ?? doneThrough
+        writing = false
+        condition.broadcast()
         if sinceTrim >= 1000 {
             sinceTrim = 0
             _ = try? store.trimEvents(keep: retention)
         }
-        return events
     }
 
     private static func message(_ json: [UInt8], seq: Int64) -> [UInt8] {
@@ -92,16 +155,27 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
         return bytes
     }
 
-    /// Called with `lock` held, so streams receive events in `seq` order.
+    /// Called with the lock held, so streams receive events in `seq` order: one buffer per
+    /// subscriber per batch, so a burst costs one stream wake-up, not one per event.
     private func publish(_ events: [ControlEvent]) {
         guard !subscribers.isEmpty, !events.isEmpty else { return }
-        var gone = false
+        var everything: [UInt8] = []
+        var messages: [(source: String, bytes: [UInt8])] = []
         for event in events {
             let bytes = Self.message(event.json, seq: event.seq)
-            let name = event.source.name
-            for subscriber in subscribers where subscriber.source == nil || subscriber.source == name {
-                if !subscriber.stream.send(bytes) { gone = true }
+            everything += bytes
+            messages.append((event.source.name, bytes))
+        }
+        var gone = false
+        for subscriber in subscribers {
+            let bytes: [UInt8]
+            if let source = subscriber.source {
+                bytes = messages.filter { $0.source == source }.flatMap(\.bytes)
+                if bytes.isEmpty { continue }
+            } else {
+                bytes = everything
             }
+            if !subscriber.stream.send(bytes) { gone = true }
         }
         if gone { subscribers.removeAll { !$0.stream.isOpen } }
     }
@@ -109,8 +183,10 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
     /// Attaches a live stream; first replays the history after `after` (if given), under the
     /// same lock as commits so nothing is missed or sent twice.
     func subscribe(_ stream: EventStream, after: Int64?, source: String?) throws(HTTPError) {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
+        // A batch being written would reach the store and then be published: wait it out.
+        while writing { condition.wait() }
         if var cursor = after {
             while true {
                 let page: [StoredEvent]
@@ -138,9 +214,10 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
         }
     }
 
+    /// The last seq numbered (committed or about to be).
     var lastSeq: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return nextSeq - 1
     }
 }

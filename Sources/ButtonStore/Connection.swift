@@ -27,7 +27,12 @@ final class Connection {
         // WAL with synchronous=NORMAL: a committed transaction survives a process crash, and
         // commits do not wait for fsync (only a power loss can drop the last few).
         try execute("PRAGMA journal_mode = WAL", doing: "switching to WAL (is it a SQLite database?)")
-        try execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", doing: "configuring the connection")
+        // One process owns a data directory: exclusive locking drops per-transaction file locks
+        // (and makes a second buttond on the same directory fail at start, not corrupt it).
+        try execute(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA locking_mode = EXCLUSIVE; "
+                + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 4000; PRAGMA temp_store = MEMORY",
+            doing: "configuring the connection")
     }
 
     deinit {

@@ -66,7 +66,11 @@ enum Schema {
             key TEXT PRIMARY KEY NOT NULL,
             value INTEGER NOT NULL
         ) WITHOUT ROWID;
+        """,
+        // 2: each handler's next pending delivery without scanning the whole outbox.
         """
+        CREATE INDEX outbox_pending_head ON outbox (handler, event_seq) WHERE status = 'pending';
+        """,
     ]
 
     /// The schema version this build writes.

@@ -113,6 +113,11 @@ public enum ScriptRunner {
                 killed = true
             }
             if killed && exited { break }
+            if open.isEmpty {
+                // Output closed; the process is exiting (or holds on without output): look again soon.
+                usleep(500)
+                continue
+            }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), 50)
             for entry in fds where entry.revents != 0 {

@@ -37,7 +37,7 @@ import Testing
 
     @Test func setsTheSchemaVersion() throws {
         try withStore { store, _ throws in
-            #expect(ButtonStore.schemaVersion == 1)
+            #expect(ButtonStore.schemaVersion == 2)
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
         }
     }
@@ -65,7 +65,7 @@ import Testing
             #expect(try second.outbox(id: "d1") == outboxRow("d1", eventSeq: 2))
             try second.commit(events: [event(3)], states: [], outbox: [])
             #expect(try second.events(after: 0, limit: 10, button: nil).map(\.seq) == [1, 2, 3])
-            #expect(try second.userVersion() == 1)
+            #expect(try second.userVersion() == ButtonStore.schemaVersion)
         }
     }
 
