@@ -1,3 +1,4 @@
+import ButtonEngine
 import ButtonStore
 import Delivery
 import MicroHTTP
@@ -84,29 +85,17 @@ extension API {
         router.post("/api/v1/handlers/{hid}/test") { request in
             let definition = try handlers.get(request.parameter("hid"))
             let now = Timestamp.now()
-            var w = JSONWriter()
-            w.raw("{")
-            w.key("id", first: true)
-            w.write("evt_test_" + String(now, radix: 36))
-            w.key("seq")
-            w.write(Int64(0))
-            w.key("type")
-            w.write(definition.on.first?.rawValue ?? "tap")
+            // A synthetic event, seq 0, with an id that says it is a test.
+            let source: ControlEvent.Source
             switch definition.owner {
-            case .button(let id):
-                w.key("button")
-                w.write(id)
-            case .sheet(let id):
-                w.key("sheet")
-                w.write(id)
+            case .button(let id): source = .button(id)
+            case .sheet(let id): source = .sheet(id)
             }
-            w.key("t")
-            w.write(now)
-            w.key("at")
-            w.write(Timestamp.iso8601(milliseconds: now))
-            w.raw(#","data":{"test":true}}"#)
+            let event = ControlEvent(
+                seq: 0, idPrefix: "evt_test_\(String(now, radix: 36))_", gesture: GestureEvent(definition.on.first ?? .tap, t: now),
+                source: source)
             let row = OutboxRow(
-                id: HandlerRegistry.newDeliveryID(), handler: definition.id, eventSeq: 0, body: w.bytes, nextAttemptAt: now, createdAt: now)
+                id: HandlerRegistry.newDeliveryID(), handler: definition.id, eventSeq: 0, body: event.json, nextAttemptAt: now, createdAt: now)
             do { try store.enqueue([row]) } catch { throw Registry.storageError(error) }
             dispatcher.added(1)
             dispatcher.wake()

@@ -75,13 +75,28 @@ extension ButtonStore {
     /// Sets a delivery's status, attempt count and next attempt time.
     public func updateOutbox(id: String, status: String, attempts: Int, nextAttemptAt: Int64) throws(StoreError) {
         try withConnection { connection throws(StoreError) in
-            let update = try connection.statement(
-                "UPDATE outbox SET status = ?2, attempts = ?3, next_attempt_at = ?4 WHERE id = ?1")
-            update.bind(id, at: 1)
-            update.bind(status, at: 2)
-            update.bind(attempts, at: 3)
-            update.bind(nextAttemptAt, at: 4)
-            try update.run()
+            try Self.update(id: id, status: status, attempts: attempts, nextAttemptAt: nextAttemptAt, in: connection)
+        }
+    }
+
+    static func update(id: String, status: String, attempts: Int, nextAttemptAt: Int64, in connection: Connection) throws(StoreError) {
+        let update = try connection.statement(
+            "UPDATE outbox SET status = ?2, attempts = ?3, next_attempt_at = ?4 WHERE id = ?1")
+        update.bind(id, at: 1)
+        update.bind(status, at: 2)
+        update.bind(attempts, at: 3)
+        update.bind(nextAttemptAt, at: 4)
+        try update.run()
+    }
+
+    /// Records an attempt and the delivery's new state in one transaction (one commit per attempt).
+    public func finishAttempt(_ attempt: StoredAttempt, status: String, nextAttemptAt: Int64) throws(StoreError) {
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                try Self.insert(attempt, in: connection)
+                try Self.update(
+                    id: attempt.delivery, status: status, attempts: attempt.number, nextAttemptAt: nextAttemptAt, in: connection)
+            }
         }
     }
 
@@ -110,23 +125,28 @@ extension ButtonStore {
         delivery: String, number: Int, startedAt: Int64, durationMs: Int64, outcome: String, statusCode: Int?,
         exitCode: Int?, output: String
     ) throws(StoreError) {
-        try withConnection { connection throws(StoreError) in
-            let insert = try connection.statement(
-                """
-                INSERT OR REPLACE INTO attempts
-                    (delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """)
-            insert.bind(delivery, at: 1)
-            insert.bind(number, at: 2)
-            insert.bind(startedAt, at: 3)
-            insert.bind(durationMs, at: 4)
-            insert.bind(outcome, at: 5)
-            insert.bind(statusCode, at: 6)
-            insert.bind(exitCode, at: 7)
-            insert.bind(output, at: 8)
-            try insert.run()
-        }
+        let attempt = StoredAttempt(
+            delivery: delivery, number: number, startedAt: startedAt, durationMs: durationMs, outcome: outcome,
+            statusCode: statusCode, exitCode: exitCode, output: output)
+        try withConnection { connection throws(StoreError) in try Self.insert(attempt, in: connection) }
+    }
+
+    static func insert(_ attempt: StoredAttempt, in connection: Connection) throws(StoreError) {
+        let insert = try connection.statement(
+            """
+            INSERT OR REPLACE INTO attempts
+                (delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        insert.bind(attempt.delivery, at: 1)
+        insert.bind(attempt.number, at: 2)
+        insert.bind(attempt.startedAt, at: 3)
+        insert.bind(attempt.durationMs, at: 4)
+        insert.bind(attempt.outcome, at: 5)
+        insert.bind(attempt.statusCode, at: 6)
+        insert.bind(attempt.exitCode, at: 7)
+        insert.bind(attempt.output, at: 8)
+        try insert.run()
     }
 
     /// The attempts of one delivery, first attempt first.

@@ -31,6 +31,10 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     private var woken = false
     private var thread: Thread?
     private let depthCounter = Atomic<Int>(0)
+    /// Attempts handed to the worker threads; guarded by `jobsReady`.
+    private var jobs: [(OutboxRow, HandlerSpec)] = []
+    private var workersDone = false
+    private let jobsReady = NSCondition()
 
     public init(
         store: ButtonStore, concurrency: Int = 16, userAgent: String, retryScale: Double = 1,
@@ -61,6 +65,11 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
         thread.name = "buttond.dispatcher"
         self.thread = thread
         thread.start()
+        for index in 0..<concurrency {
+            let worker = Thread { [self] in work() }
+            worker.name = "buttond.delivery.\(index)"
+            worker.start()
+        }
     }
 
     /// New work may be due: look now rather than at the next planned time.
@@ -80,6 +89,10 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
         let deadline = Date().addingTimeInterval(seconds)
         while running > 0 && condition.wait(until: deadline) {}
         condition.unlock()
+        jobsReady.lock()
+        workersDone = true
+        jobsReady.broadcast()
+        jobsReady.unlock()
     }
 
     private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -121,21 +134,37 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
             inFlight.insert(head.handler)
             running += 1
             condition.unlock()
-            let worker = Thread { [self] in
-                attempt(head, spec)
-                condition.lock()
-                inFlight.remove(head.handler)
-                running -= 1
-                woken = true
-                condition.broadcast()
-                condition.unlock()
-            }
-            worker.start()
+            jobsReady.lock()
+            jobs.append((head, spec))
+            jobsReady.signal()
+            jobsReady.unlock()
         }
         return next
     }
 
-    private func attempt(_ row: OutboxRow, _ spec: HandlerSpec) {
+    /// A worker thread: takes attempts one at a time, with its own webhook connection.
+    private func work() {
+        let sender = WebhookSender()
+        while true {
+            jobsReady.lock()
+            while jobs.isEmpty && !workersDone { jobsReady.wait() }
+            guard !jobs.isEmpty else {
+                jobsReady.unlock()
+                return
+            }
+            let (row, spec) = jobs.removeFirst()
+            jobsReady.unlock()
+            attempt(row, spec, sender: sender)
+            condition.lock()
+            inFlight.remove(row.handler)
+            running -= 1
+            woken = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func attempt(_ row: OutboxRow, _ spec: HandlerSpec, sender: WebhookSender) {
         let number = row.attempts + 1
         let startedAt = Self.now()
         var result: AttemptResult
@@ -144,7 +173,7 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
         } else {
             switch spec.action {
             case .webhook(let webhook):
-                result = WebhookSender.send(webhook, deliveryID: row.id, body: row.body, userAgent: userAgent)
+                result = sender.send(webhook, deliveryID: row.id, body: row.body, userAgent: userAgent)
             case .script(let script):
                 let event = EventFields(row.body)
                 result = ScriptRunner.run(
@@ -176,10 +205,11 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
                 }
             }
         }
-        try? store.recordAttempt(
-            delivery: row.id, number: number, startedAt: startedAt, durationMs: result.durationMs,
-            outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode, output: result.output)
-        try? store.updateOutbox(id: row.id, status: status, attempts: number, nextAttemptAt: nextAttemptAt)
+        try? store.finishAttempt(
+            StoredAttempt(
+                delivery: row.id, number: number, startedAt: startedAt, durationMs: result.durationMs,
+                outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode, output: result.output),
+            status: status, nextAttemptAt: nextAttemptAt)
         if status != "pending" { depthCounter.subtract(1, ordering: .relaxed) }
         let kind: String
         if case .script = spec.action { kind = "script" } else { kind = "webhook" }

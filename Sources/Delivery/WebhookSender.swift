@@ -1,9 +1,10 @@
 import CCurl
 import Foundation
 
-/// Sends one webhook attempt with libcurl: Standard Webhooks headers, the stored body bytes,
-/// no redirects followed, explicit connect and total timeouts.
-public enum WebhookSender {
+/// Sends webhook attempts with libcurl: Standard Webhooks headers, the stored body bytes,
+/// no redirects followed, explicit connect and total timeouts. One sender per worker thread:
+/// its curl handle keeps connections alive between deliveries to the same receiver.
+public final class WebhookSender {
     /// libcurl's global init is not thread-safe; it runs once, before any handle exists.
     private static let initialized: Bool = {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -18,12 +19,20 @@ public enum WebhookSender {
         init(limit: Int) { self.limit = limit }
     }
 
-    public static func send(
+    private let handle: UnsafeMutableRawPointer?
+
+    public init() {
+        _ = Self.initialized
+        handle = curl_easy_init()
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    public func send(
         _ webhook: HandlerSpec.Webhook, deliveryID: String, body: [UInt8], userAgent: String, now: Int64 = Int64(Date().timeIntervalSince1970)
     ) -> AttemptResult {
-        _ = initialized
-        guard let handle = curl_easy_init() else { return AttemptResult(outcome: .connect, output: "libcurl could not start") }
-        defer { curl_easy_cleanup(handle) }
+        guard let handle else { return AttemptResult(outcome: .connect, output: "libcurl could not start") }
+        curl_easy_reset(handle)
         let sink = Sink(limit: AttemptResult.outputLimit)
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }

@@ -167,7 +167,10 @@ struct WebhookTests {
         let test = try server.post("/api/v1/handlers/\(hid)/test")
         #expect(test.status == 202)
         let got = sink.wait { $0.count == 1 }
-        #expect(got.first.map { try? JSONParser.parse($0.body)["data"] } == ["test": true])
+        let synthetic = try JSONParser.parse(try #require(got.first).body)
+        #expect(synthetic["seq"] == 0)
+        #expect(synthetic["type"] == "tap")
+        #expect(synthetic["id"]?.string?.hasPrefix("evt_test_") == true)
         let did = try #require(test.json["id"]?.string)
         _ = try eventually({ try server.client.get("/api/v1/deliveries/\(did)").json }, until: { $0["status"] == "ok" })
         #expect(try server.post("/api/v1/deliveries/\(did)/redeliver").status == 202)
