@@ -103,9 +103,11 @@ extension ButtonStore {
     public func trimEvents(keep: Int) throws(StoreError) -> Int {
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
-                let cutoff = try connection.statement("SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?1")
-                cutoff.bind(max(0, keep), at: 1)
-                guard let through = try cutoff.scalar() else { return 0 }
+                // seq grows by one, so the newest `keep` are those above max − keep: no scan
+                // over the kept rows (a failed commit can leave a gap; then a few less are kept).
+                guard let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar() else { return 0 }
+                let through = newest - Int64(max(0, keep))
+                guard through > 0 else { return 0 }
                 let delete = try connection.statement("DELETE FROM events WHERE seq <= ?1")
                 delete.bind(through, at: 1)
                 try delete.run()

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 ADMIN_TOKEN = "hostile-admin-token-0123456789"
+# What the schemathesis run sent (reported at the end of the session).
+STATS: dict = {"cases": 0, "statuses": Counter()}
 PRESS_TOKEN = "hostile-press-token-9876543210"
 
 
@@ -234,3 +237,13 @@ def scripts_server():
     yield srv
     stop_server(srv)
     shutil.rmtree(scripts, ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if STATS["cases"]:
+        by_status = Counter()
+        for key, n in STATS["statuses"].items():
+            by_status[key.rsplit(" ", 1)[1]] += n
+        terminalreporter.write_line(
+            f"schemathesis: {STATS['cases']} requests over {len({k.rsplit(' ', 1)[0] for k in STATS['statuses']})} operations; "
+            f"statuses {dict(sorted(by_status.items()))}")
