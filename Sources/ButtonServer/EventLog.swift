@@ -137,6 +137,7 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
             let all = batch.flatMap(\.events)
             publish(all)
             metrics.events(all.map(\.type.rawValue))
+            metrics.commit(calls: batch.count)
             sinceTrim += all.count
         }
         doneThrough = batch.last?.ticket ?? doneThrough

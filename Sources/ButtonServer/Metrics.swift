@@ -24,6 +24,8 @@ final class Metrics: Sendable {
         var rejected: [String: UInt64] = [:]
         var deliveries: [String: UInt64] = [:]  // "kind\u{0}outcome"
         var deliveryDuration = Histogram()
+        var commits: UInt64 = 0
+        var committedCalls: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -53,6 +55,14 @@ final class Metrics: Sendable {
         case 422: "invalid"
         case 429, 503: "busy"
         default: "other"
+        }
+    }
+
+    /// One group commit that carried `calls` callers' events.
+    func commit(calls: Int) {
+        state.withLock { s in
+            s.commits += 1
+            s.committedCalls += UInt64(calls)
         }
     }
 
@@ -100,6 +110,10 @@ final class Metrics: Sendable {
         }
         text += "# HELP buttond_delivery_duration_seconds Time one delivery attempt took.\n# TYPE buttond_delivery_duration_seconds histogram\n"
         Self.histogram("buttond_delivery_duration_seconds", s.deliveryDuration, into: &text)
+        text += "# HELP buttond_log_commits_total SQLite transactions of the event log (group commits).\n# TYPE buttond_log_commits_total counter\n"
+        text += "buttond_log_commits_total \(s.commits)\n"
+        text += "# HELP buttond_log_commit_calls_total Calls whose events those transactions carried.\n# TYPE buttond_log_commit_calls_total counter\n"
+        text += "buttond_log_commit_calls_total \(s.committedCalls)\n"
         text += "# HELP buttond_outbox_depth Deliveries pending or in flight.\n# TYPE buttond_outbox_depth gauge\nbuttond_outbox_depth \(outboxDepth)\n"
         text += "# HELP buttond_sse_streams Open event streams.\n# TYPE buttond_sse_streams gauge\nbuttond_sse_streams \(openStreams)\n"
         text += "# HELP buttond_buttons Buttons registered.\n# TYPE buttond_buttons gauge\nbuttond_buttons \(buttons)\n"

@@ -2543,7 +2543,8 @@ enum OpenAPIDocument {
                 ],
                 "enum": [
                   "push",
-                  "toggle"
+                  "toggle",
+                  null
                 ]
               },
               "longPressMs": {
@@ -2641,7 +2642,8 @@ enum OpenAPIDocument {
                       "curl-up",
                       "curl-down",
                       "cross-dissolve",
-                      "none"
+                      "none",
+                      null
                     ]
                   },
                   "curve": {
@@ -2653,7 +2655,8 @@ enum OpenAPIDocument {
                       "ease-in-out",
                       "ease-in",
                       "ease-out",
-                      "linear"
+                      "linear",
+                      null
                     ]
                   },
                   "durationMs": {
@@ -2715,7 +2718,8 @@ enum OpenAPIDocument {
                 ],
                 "enum": [
                   "push",
-                  "toggle"
+                  "toggle",
+                  null
                 ]
               },
               "longPressMs": {
@@ -2813,7 +2817,8 @@ enum OpenAPIDocument {
                       "curl-up",
                       "curl-down",
                       "cross-dissolve",
-                      "none"
+                      "none",
+                      null
                     ]
                   },
                   "curve": {
@@ -2825,7 +2830,8 @@ enum OpenAPIDocument {
                       "ease-in-out",
                       "ease-in",
                       "ease-out",
-                      "linear"
+                      "linear",
+                      null
                     ]
                   },
                   "durationMs": {
