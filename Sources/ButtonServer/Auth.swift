@@ -35,8 +35,9 @@ struct Auth: Sendable {
         return difference == 0
     }
 
-    func check(_ request: Request, method: String, pattern: String) throws(HTTPError) {
-        guard enabled, pattern.hasPrefix("/api/") || pattern == "/metrics" else { return }
+    /// Returns `"admin"` or `"press"` for the token presented, nil when no token is needed.
+    func check(_ request: Request, method: String, pattern: String) throws(HTTPError) -> String? {
+        guard enabled, pattern.hasPrefix("/api/") || pattern == "/metrics" else { return nil }
         var presented: String?
         if let header = request.header("authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
@@ -60,6 +61,7 @@ struct Auth: Sendable {
         guard granted >= Self.needed(method: method, pattern: pattern) else {
             throw HTTPError(403, code: "forbidden", message: "the press token may read and send input, not change the registry")
         }
+        return granted == .admin ? "admin" : "press"
     }
 
     static func isLoopback(_ host: String) -> Bool {

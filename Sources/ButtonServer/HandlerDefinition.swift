@@ -99,16 +99,7 @@ struct HandlerDefinition: Sendable, Equatable {
                 try Self.validate(script: name, in: dir)
             }
             var run = Script(name: name)
-            if let args = try s.array("args") {
-                guard args.count <= 32 else { throw HTTPError.invalid("script.args", "script.args holds at most 32 arguments") }
-                run.args = try args.enumerated().map { (i, arg) throws(HTTPError) -> String in
-                    guard case .string(let text) = arg else { throw HTTPError.badRequest("script.args[\(i)] must be a string", field: "script.args[\(i)]") }
-                    guard text.utf8.count <= 1024, !text.contains("\0") else {
-                        throw HTTPError.invalid("script.args[\(i)]", "script.args[\(i)] must be at most 1024 bytes with no NUL")
-                    }
-                    return text
-                }
-            }
+            if let args = try s.array("args") { run.args = try Self.arguments(args) }
             run.timeoutMs = try s.int("timeoutMs", in: 1000...300_000) ?? 10_000
             maxAttempts = try s.int("maxAttempts", in: 1...20) ?? 1
             expire = try s.int("expireAfterMs", in: 1000...604_800_000)
@@ -154,14 +145,7 @@ struct HandlerDefinition: Sendable, Equatable {
                 try Self.validate(script: name, in: dir)
                 run.name = name
             }
-            if let args = try s.array("args") {
-                run.args = try args.enumerated().map { (i, arg) throws(HTTPError) -> String in
-                    guard case .string(let text) = arg, text.utf8.count <= 1024, !text.contains("\0") else {
-                        throw HTTPError.invalid("script.args[\(i)]", "script.args[\(i)] must be a string of at most 1024 bytes")
-                    }
-                    return text
-                }
-            }
+            if let args = try s.array("args") { run.args = try Self.arguments(args) }
             if let v = try s.int("timeoutMs", in: 1000...300_000) { run.timeoutMs = v }
             if let v = try s.int("maxAttempts", in: 1...20) { maxAttempts = v }
             if s.has("expireAfterMs") { expireAfterMs = try s.int("expireAfterMs", in: 1000...604_800_000) } else { s.ignore("expireAfterMs") }
@@ -203,6 +187,17 @@ struct HandlerDefinition: Sendable, Equatable {
             fields.ignore("option")
         }
         if let enabled = try fields.bool("enabled") { self.enabled = enabled }
+    }
+
+    static func arguments(_ args: [JSONValue]) throws(HTTPError) -> [String] {
+        guard args.count <= 32 else { throw HTTPError.invalid("script.args", "script.args holds at most 32 arguments") }
+        return try args.enumerated().map { (i, arg) throws(HTTPError) -> String in
+            guard case .string(let text) = arg else { throw HTTPError.badRequest("script.args[\(i)] must be a string", field: "script.args[\(i)]") }
+            guard text.utf8.count <= 1024, !text.utf8.contains(0) else {
+                throw HTTPError.invalid("script.args[\(i)]", "script.args[\(i)] must be at most 1024 bytes with no NUL")
+            }
+            return text
+        }
     }
 
     static func validate(url: String) throws(HTTPError) {
@@ -258,7 +253,11 @@ struct HandlerDefinition: Sendable, Equatable {
         guard access(path, X_OK) == 0 else { throw HTTPError.invalid("script.name", "'\(name)' is not executable") }
     }
 
-    var json: JSONValue {
+    var json: JSONValue { json(redactingHeaders: false) }
+
+    /// With `redactingHeaders`, webhook header values (credentials, often) read `"***"`: what a
+    /// press token is shown.
+    func json(redactingHeaders: Bool) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "on": .array(on.map { .string($0.rawValue) }), "enabled": .bool(enabled),
         ]
@@ -272,7 +271,7 @@ struct HandlerDefinition: Sendable, Equatable {
         switch action {
         case .webhook(let hook):
             extra["url"] = .string(hook.url)
-            extra["headers"] = .object(hook.headers.mapValues { .string($0) })
+            extra["headers"] = .object(hook.headers.mapValues { .string(redactingHeaders ? "***" : $0) })
             extra["timeoutMs"] = .int(hook.timeoutMs)
             object["webhook"] = .object(extra)
         case .script(let run):
@@ -292,6 +291,12 @@ struct HandlerDefinition: Sendable, Equatable {
 }
 
 extension HandlerDefinition.Owner {
+    var name: String {
+        switch self {
+        case .button(let id), .sheet(let id): id
+        }
+    }
+
     var kind: String {
         switch self {
         case .button: "button"

@@ -2232,10 +2232,6 @@ enum OpenAPIDocument {
               },
               "pointer": {
                 "type": "string"
-              },
-              "test": {
-                "type": "boolean",
-                "description": "Only on the synthetic event of `POST /handlers/{hid}/test`."
               }
             }
           },

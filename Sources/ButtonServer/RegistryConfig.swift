@@ -10,18 +10,25 @@ struct RegistryConfig {
     var sheets: [SheetDefinition] = []
     var handlers: [HandlerDefinition] = []
 
-    static func export(registry: Registry, handlers: HandlerRegistry) -> JSONValue {
+    static func export(registry: Registry, handlers: HandlerRegistry, redactingHeaders: Bool = false) -> JSONValue {
         [
             "buttons": .array(registry.buttonSlots().map { slot in slot.locked { slot.definition.json } }),
             "sheets": .array(registry.sheetSlots.map { slot in slot.locked { slot.definition.json } }),
-            "handlers": .array(handlers.all.map(\.json)),
+            "handlers": .array(handlers.all.map { $0.json(redactingHeaders: redactingHeaders) }),
         ]
     }
 
-    static func parse(_ json: JSONValue, scriptsDir: String?) throws(HTTPError) -> RegistryConfig {
+    static func parse(_ json: JSONValue, scriptsDir: String?, maxButtons: Int = .max) throws(HTTPError) -> RegistryConfig {
         var fields = try Fields(json)
         var config = RegistryConfig()
-        for (i, item) in (try fields.array("buttons") ?? []).enumerated() {
+        // A config always names its buttons: an empty body must not wipe the registry.
+        guard let buttons = try fields.array("buttons") else {
+            throw HTTPError.invalid("buttons", "buttons is required (an empty list removes every button)")
+        }
+        guard buttons.count <= maxButtons else {
+            throw HTTPError.invalid("buttons", "the registry holds at most \(maxButtons) buttons")
+        }
+        for (i, item) in buttons.enumerated() {
             do throws(HTTPError) {
                 config.buttons.append(try ButtonDefinition.create(from: item))
             } catch {
@@ -64,6 +71,11 @@ struct RegistryConfig {
             } catch {
                 throw Self.prefixed(error, "handlers[\(i)]")
             }
+        }
+        let perOwner = Dictionary(grouping: config.handlers, by: \.owner)
+        if let (owner, list) = perOwner.first(where: { $0.value.count > HandlerRegistry.maxPerOwner }) {
+            throw HTTPError.invalid(
+                "handlers", "\(owner.kind) '\(owner.name)' has \(list.count) handlers; at most \(HandlerRegistry.maxPerOwner)")
         }
         try fields.finish()
         return config
@@ -115,10 +127,12 @@ struct RegistryConfig {
 
 extension API {
     func addConfigRoutes(to router: inout Router) {
-        let (registry, handlers, scriptsDir) = (self.registry, self.handlers, options.scriptsDir)
-        router.get("/api/v1/config") { _ in .json(RegistryConfig.export(registry: registry, handlers: handlers)) }
+        let (registry, handlers, scriptsDir, maxButtons) = (self.registry, self.handlers, options.scriptsDir, options.maxButtons)
+        router.get("/api/v1/config") { request in
+            .json(RegistryConfig.export(registry: registry, handlers: handlers, redactingHeaders: request.access == "press"))
+        }
         router.put("/api/v1/config") { request in
-            let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir)
+            let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir, maxButtons: maxButtons)
             let secrets = try config.replace(registry: registry, handlers: handlers)
             guard case .object(var object) = RegistryConfig.export(registry: registry, handlers: handlers) else { return .noContent }
             object["secrets"] = .object(secrets.mapValues { .string($0) })

@@ -51,7 +51,8 @@ extension API {
             router.get("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
                 _ = try api.context(for: owner)
-                return .json(["handlers": .array(handlers.list(owner: owner).map(\.json))])
+                let redact = request.access == "press"
+                return .json(["handlers": .array(handlers.list(owner: owner).map { $0.json(redactingHeaders: redact) })])
             }
             router.post("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
@@ -64,7 +65,9 @@ extension API {
                 return response
             }
         }
-        router.get("/api/v1/handlers/{hid}") { request in .json(try handlers.get(request.parameter("hid")).json) }
+        router.get("/api/v1/handlers/{hid}") { request in
+            .json(try handlers.get(request.parameter("hid")).json(redactingHeaders: request.access == "press"))
+        }
         router.patch("/api/v1/handlers/{hid}") { request in
             let body = try request.json()
             let current = try handlers.get(request.parameter("hid"))

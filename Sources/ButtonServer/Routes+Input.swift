@@ -3,7 +3,8 @@ import MicroHTTP
 
 /// `down`, `move`, `up`, `cancel`, `press`, `state` and the batch `POST /api/v1/input`.
 extension API {
-    static let maxT: Int64 = 1 << 53
+    /// 9999-12-31T23:59:59.999Z: later times have no four-digit ISO-8601 year.
+    static let maxT: Int64 = 253_402_300_799_999
     static let maxBatch = 1000
 
     /// `{"events": [...]}` from already-serialized events.
@@ -29,6 +30,7 @@ extension API {
         switch fields.raw("pointer") {
         case nil: return nil
         case .int(let id)?: return String(id)
+        case .double(let d)? where d == d.rounded() && abs(d) < 1e15: return String(Int64(d))
         case .string(let s)?:
             guard s.count <= 64 else { throw HTTPError.invalid(fields.path("pointer"), "pointer is longer than 64 characters") }
             return s

@@ -3,6 +3,34 @@
 #include <netinet/in.h>
 #include <string.h>
 
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes in place like libmicrohttpd's default, except that %00 stays as it is:
+   a decoded NUL would cut the C string and let "/a%00b" act on "/a". */
+static size_t bd_unescape(void *cls, struct MHD_Connection *connection, char *s) {
+    (void)cls;
+    (void)connection;
+    char *out = s;
+    for (char *in = s; *in != '\0'; in++) {
+        if (in[0] == '%' && in[1] != '\0' && in[2] != '\0') {
+            int hi = hex_value(in[1]), lo = hex_value(in[2]);
+            if (hi >= 0 && lo >= 0 && (hi | lo) != 0) {
+                *out++ = (char)(hi * 16 + lo);
+                in += 2;
+                continue;
+            }
+        }
+        *out++ = *in;
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                    MHD_RequestCompletedCallback completed, void *completed_cls) {
@@ -26,6 +54,7 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
                             MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
+                            MHD_OPTION_UNESCAPE_CALLBACK, bd_unescape, NULL,
                             MHD_OPTION_END);
 }
 

@@ -10,6 +10,8 @@ public struct Request: Sendable {
     /// Values of `{name}` segments of the matched route.
     public var parameters: [String: String] = [:]
     public var remoteAddress: String
+    /// What the route guard granted (for example `press` or `admin`); nil when nothing was asked.
+    public var access: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],

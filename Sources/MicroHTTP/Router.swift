@@ -18,8 +18,9 @@ public struct Router: Sendable {
     private var routes: [Route] = []
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: Handler?
-    /// Runs before every matched route's handler (auth); throwing answers with that error.
-    public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> Void)?
+    /// Runs before every matched route's handler (auth): throwing answers with that error; what
+    /// it returns is handed to the handler as `Request.access`.
+    public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> String?)?
 
     public init() {}
 
@@ -65,7 +66,7 @@ public struct Router: Sendable {
                 request.parameters = parameters
                 if let guardRoute {
                     do throws(HTTPError) {
-                        try guardRoute(request, route.method, route.pattern)
+                        request.access = try guardRoute(request, route.method, route.pattern)
                     } catch {
                         return (error.response, route.pattern)
                     }

@@ -94,7 +94,7 @@ def keep_on_loopback(value):
 
 
 @schema.parametrize()
-@settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=MAX_EXAMPLES, derandomize=True)
+@settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=MAX_EXAMPLES, derandomize=True, database=None)
 def test_api(case, st_server, request):
     keep_on_loopback(case.body)
     known = KNOWN.get(case.operation.label)
