@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -16,6 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+import sys
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import buttond_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -75,38 +78,15 @@ class Server:
         raise AssertionError(f"timed out waiting for {what}; got {[e['type'] for e in evs]}")
 
 
-def _binary() -> Path:
-    env = os.environ.get("BUTTOND_BIN")
-    path = Path(env) if env else REPO / ".build" / "release" / "buttond"
-    if not path.is_absolute():
-        path = REPO / path
-    return path
-
-
 def start_server(*extra: str, name: str = "server") -> Server:
-    binary = _binary()
+    binary = buttond_process.binary()
     if not binary.exists():
         pytest.fail(f"buttond binary not found at {binary} (build it with `swift build -c release` or set BUTTOND_BIN)")
     ARTIFACTS.mkdir(exist_ok=True)
     data_dir = tempfile.mkdtemp(prefix="buttond-browser-")
     log_path = ARTIFACTS / f"browser-{name}.log"
     log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [str(binary), "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", data_dir,
-         "--public-dir", str(REPO / "public"), *extra],
-        stdout=subprocess.DEVNULL, stderr=log, cwd=data_dir,
-    )
-    base = None
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and base is None:
-        if proc.poll() is not None:
-            break
-        text = log_path.read_text()
-        m = re.search(r"msg=listening url=(http://\S+?)/?(\s|$)", text) or re.search(r'"url"\s*:\s*"(http://[^"]+?)/?"', text)
-        if m:
-            base = m.group(1)
-        else:
-            time.sleep(0.05)
+    proc, base = buttond_process.launch(data_dir, log, *extra)
     if base is None:
         proc.kill()
         log.close()

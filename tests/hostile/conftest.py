@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import stat
 import subprocess
 import tempfile
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+import sys
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import buttond_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -156,16 +158,8 @@ class Server:
             return ""
 
 
-def binary() -> Path:
-    env = os.environ.get("BUTTOND_BIN")
-    path = Path(env) if env else REPO / ".build" / "release" / "buttond"
-    if not path.is_absolute():
-        path = REPO / path
-    return path
-
-
 def start_server(name: str, *extra: str) -> Server:
-    path = binary()
+    path = buttond_process.binary()
     if not path.exists():
         pytest.fail(f"buttond binary not found at {path} (build it with `swift build -c release` or set BUTTOND_BIN)")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -173,21 +167,7 @@ def start_server(name: str, *extra: str) -> Server:
     log_path = ARTIFACTS / f"hostile-{name}.log"
     log = open(log_path, "w")
     env = {k: v for k, v in os.environ.items() if not k.startswith("BUTTOND_")}
-    proc = subprocess.Popen(
-        [str(path), "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", data_dir + "/data",
-         "--public-dir", str(REPO / "public"), "--log-level", "warn", *extra],
-        stdout=subprocess.DEVNULL, stderr=log, cwd=data_dir, env=env,
-    )
-    base = None
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and base is None:
-        if proc.poll() is not None:
-            break
-        m = re.search(r"msg=listening url=(http://127\.0\.0\.1:\d+)/?(\s|$)", log_path.read_text(errors="replace"))
-        if m:
-            base = m.group(1)
-        else:
-            time.sleep(0.05)
+    proc, base = buttond_process.launch(data_dir + "/data", log, "--log-level", "warn", *extra, env=env, cwd=data_dir)
     if base is None:
         proc.kill()
         proc.wait()
