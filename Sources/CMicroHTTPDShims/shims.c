@@ -1,4 +1,6 @@
+#define _GNU_SOURCE
 #include "mhd_shims.h"
+#include <poll.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -74,4 +76,15 @@ void bd_connection_client_address(struct MHD_Connection *connection, char *buf, 
     } else if (sa->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
     }
+}
+
+int bd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+int bd_peer_closed(int fd) {
+    struct pollfd p = {.fd = fd, .events = POLLRDHUP, .revents = 0};
+    if (poll(&p, 1, 0) <= 0) return 0;
+    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDShims
 import Synchronization
 
 /// One open server-sent-event response. Writers append bytes from any thread; libmicrohttpd
@@ -8,6 +9,7 @@ public final class EventStream: Sendable {
     struct State {
         var pending: [UInt8] = []
         var connection: CHandle?
+        var socket: Int32 = -1
         var suspended = false
         var finished = false
         var closed = false
@@ -132,7 +134,11 @@ public final class StreamHub: Sendable {
 
     /// Binds a stream to the connection that carries it, once its response is queued.
     func attach(_ stream: EventStream, to connection: OpaquePointer) {
-        lock.withLock { streams in streams.states[stream.id]?.connection = CHandle(pointer: connection) }
+        let socket = bd_connection_fd(connection)
+        lock.withLock { streams in
+            streams.states[stream.id]?.connection = CHandle(pointer: connection)
+            streams.states[stream.id]?.socket = socket
+        }
     }
 
     func remove(_ stream: EventStream) {
@@ -149,6 +155,21 @@ public final class StreamHub: Sendable {
     /// Sends `bytes` to every open stream.
     public func broadcast(_ bytes: [UInt8]) {
         for stream in all { stream.send(bytes) }
+    }
+
+    /// A suspended connection is not watched by libmicrohttpd, so a client that hung up would
+    /// keep its stream slot until the next write: end those streams now.
+    func reapHungUp() {
+        lock.withLock { streams in
+            for id in streams.states.keys {
+                guard let state = streams.states[id], state.suspended, state.socket >= 0, let connection = state.connection,
+                    bd_peer_closed(state.socket) != 0
+                else { continue }
+                streams.states[id]!.finished = true
+                streams.states[id]!.suspended = false
+                MHD_resume_connection(connection.pointer)
+            }
+        }
     }
 
     /// Ends every stream and refuses new ones; returns once no connection is suspended.

@@ -88,7 +88,11 @@ public final class HTTPServer: Sendable {
         let hub = streams
         timer.setEventHandler { hub.broadcast(Array(": heartbeat\n\n".utf8)) }
         timer.resume()
-        heartbeat.withLock { $0 = HeartbeatTimer(source: timer) }
+        let reaper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "buttond.stream-reaper"))
+        reaper.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        reaper.setEventHandler { hub.reapHungUp() }
+        reaper.resume()
+        heartbeat.withLock { $0 = HeartbeatTimer(source: timer, reaper: reaper) }
     }
 
     /// Stops accepting, ends open event streams, lets in-flight requests finish, and stops.
@@ -99,6 +103,7 @@ public final class HTTPServer: Sendable {
         })?.pointer else { return }
         heartbeat.withLock { timer in
             timer?.source.cancel()
+            timer?.reaper.cancel()
             timer = nil
         }
         let listener = MHD_quiesce_daemon(running)
@@ -118,4 +123,5 @@ public final class HTTPServer: Sendable {
 /// The heartbeat's timer source; Dispatch sources are thread-safe to cancel from any thread.
 struct HeartbeatTimer: @unchecked Sendable {
     let source: DispatchSourceTimer
+    let reaper: DispatchSourceTimer
 }

@@ -131,6 +131,21 @@ struct ServerTests {
         withExtendedLifetime((a, b)) {}
     }
 
+    @Test func aStreamWhoseClientLeftFreesItsSlot() throws {
+        let live = try LiveServer(maxStreams: 1)
+        do {
+            let first = try live.client.stream("/stream")
+            #expect(first.status == 200)
+            _ = live.streams(count: 1)
+        }  // the client hangs up here
+        var reopened = 0
+        for _ in 0..<40 where reopened != 200 {
+            usleep(50_000)
+            reopened = (try? live.client.stream("/stream").status) ?? 0
+        }
+        #expect(reopened == 200)
+    }
+
     @Test func fiftyConcurrentClientsAreAllAnswered() async throws {
         let live = try LiveServer()
         let client = live.client

@@ -69,10 +69,6 @@ def test_stream_limit_answers_503_with_retry_after(small):
             s.close()
 
 
-@pytest.mark.xfail(strict=True, reason="FINDING: a stream whose client hung up keeps its slot until the next heartbeat (up to "
-                   "15 s): the idle connection is suspended, so libmicrohttpd only notices the close when "
-                   "HTTPServer's heartbeat resumes it (Sources/MicroHTTP/EventStream.swift read/suspend). With --max-streams "
-                   "equal to the per-IP connection limit (500 both), one client can hold every slot")
 def test_stream_slot_is_freed_when_the_client_leaves():
     # A fresh server, so that no heartbeat (the first comes 15 s after start) frees the slots by chance.
     srv = start_server("streams", "--max-streams", "3")

@@ -30,4 +30,10 @@ uint16_t bd_daemon_port(struct MHD_Daemon *daemon);
 /// Writes the client's numeric address into buf ("" when unknown).
 void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len);
 
+/// The connection's socket, or -1.
+int bd_connection_fd(struct MHD_Connection *connection);
+
+/// 1 when the peer has closed or reset the socket (checked without blocking), else 0.
+int bd_peer_closed(int fd);
+
 #endif
