@@ -34,7 +34,7 @@ final class ButtonService: Sendable {
 
     private static func state(_ slot: ButtonSlot, _ machine: ButtonMachine) -> ButtonStateChange {
         let state = machine.state
-        return ButtonStateChange(id: slot.id, face: state.face, clock: machine.clock, held: state.held)
+        return ButtonStateChange(id: slot.id, face: state.face, clock: machine.clock, held: state.held, tapCount: state.tapCount)
     }
 
     /// Re-arms the slot's timer at its next deadline, mapped to the server clock. Slot lock held.
@@ -54,8 +54,12 @@ final class ButtonService: Sendable {
             do throws(InputError) {
                 for input in inputs { gestures += try machine.apply(input, now: now) }
                 if let holdMs, let downT = machine.lastInputT {
-                    gestures += try machine.apply(Input(.up, t: downT + holdMs), now: now + holdMs)
-                    // The button's clock ran ahead by the hold; keep mapping it to real time.
+                    // The timers of the hold fire first; a hold past maxHoldMs ends in the
+                    // max-hold cancel, and then there is no up to apply.
+                    gestures += machine.advance(to: downT + holdMs)
+                    if machine.state.held {
+                        gestures += try machine.apply(Input(.up, t: downT + holdMs), now: now + holdMs)
+                    }
                 }
             } catch {
                 throw Self.conflict(error)
@@ -213,9 +217,16 @@ final class ButtonService: Sendable {
             let definition = try ButtonDefinition.create(from: json)
             let face = definition.config.kind == .toggle ? stored.face : 0
             let machine = ButtonMachine(config: definition.config, face: face, clock: stored.clock, lastInputT: stored.clock)
-            if stored.held {
+            if stored.held || stored.tapCount > 0 {
+                // The series the stop interrupted ends with its n-tap, before the restart cancel.
                 let t = max(now, stored.clock ?? now)
-                released.append((GestureEvent(.touchCancel, t: t, data: EventData(reason: "restart")), .button(stored.id)))
+                if stored.tapCount > 0 {
+                    let taps = min(stored.tapCount, EventType.maxTapCount)
+                    released.append((GestureEvent(EventType.nTap(taps), t: t, data: EventData(tapCount: taps)), .button(stored.id)))
+                }
+                if stored.held {
+                    released.append((GestureEvent(.touchCancel, t: t, data: EventData(reason: "restart")), .button(stored.id)))
+                }
                 states.append(ButtonStateChange(id: stored.id, face: face, clock: t, held: false))
             }
             _ = registry.insert(ButtonSlot(definition: definition, machine: machine))

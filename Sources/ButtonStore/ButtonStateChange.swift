@@ -4,11 +4,14 @@ public struct ButtonStateChange: Sendable, Equatable {
     public var face: Int
     public var clock: Int64?
     public var held: Bool
+    /// Taps so far in an unfinished tap series (its n-tap event is still to come).
+    public var tapCount: Int
 
-    public init(id: String, face: Int, clock: Int64?, held: Bool) {
+    public init(id: String, face: Int, clock: Int64?, held: Bool, tapCount: Int = 0) {
         self.id = id
         self.face = face
         self.clock = clock
         self.held = held
+        self.tapCount = tapCount
     }
 }

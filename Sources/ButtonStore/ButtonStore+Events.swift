@@ -10,7 +10,7 @@ extension ButtonStore {
             let insertEvent = try connection.statement(
                 "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             let updateState = try connection.statement(
-                "UPDATE buttons SET face = ?2, clock = ?3, held = ?4 WHERE id = ?1")
+                "UPDATE buttons SET face = ?2, clock = ?3, held = ?4, taps = ?5 WHERE id = ?1")
             let insertOutbox = try Self.insertOutboxStatement(connection)
             try connection.transaction { () throws(StoreError) in
                 for event in events {
@@ -28,6 +28,7 @@ extension ButtonStore {
                     updateState.bind(state.face, at: 2)
                     updateState.bind(state.clock, at: 3)
                     updateState.bind(state.held, at: 4)
+                    updateState.bind(state.tapCount, at: 5)
                     try updateState.run()
                 }
                 for row in outbox {

@@ -4,11 +4,11 @@ extension ButtonStore {
     public func loadButtons() throws(StoreError) -> [StoredButton] {
         try withConnection { connection throws(StoreError) in
             try connection.statement(
-                "SELECT id, config, face, clock, held, position FROM buttons ORDER BY position, id"
+                "SELECT id, config, face, clock, held, position, taps FROM buttons ORDER BY position, id"
             ).rows { row in
                 StoredButton(
                     id: row.text(0), config: row.text(1), face: row.int(2), clock: row.optionalInt64(3),
-                    held: row.bool(4), position: row.int(5))
+                    held: row.bool(4), position: row.int(5), tapCount: row.int(6))
             }
         }
     }

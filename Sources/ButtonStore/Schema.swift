@@ -71,6 +71,10 @@ enum Schema {
         """
         CREATE INDEX outbox_pending_head ON outbox (handler, event_seq) WHERE status = 'pending';
         """,
+        // 3: the taps of an unfinished tap series, so a restart can still end it with its n-tap.
+        """
+        ALTER TABLE buttons ADD COLUMN taps INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -8,13 +8,18 @@ public struct StoredButton: Sendable, Equatable {
     public var held: Bool
     /// Insertion order; `loadButtons()` returns buttons sorted by it.
     public var position: Int
+    /// Taps of a tap series unfinished when the server stopped.
+    public var tapCount: Int
 
-    public init(id: String, config: String, face: Int = 0, clock: Int64? = nil, held: Bool = false, position: Int = 0) {
+    public init(
+        id: String, config: String, face: Int = 0, clock: Int64? = nil, held: Bool = false, position: Int = 0, tapCount: Int = 0
+    ) {
         self.id = id
         self.config = config
         self.face = face
         self.clock = clock
         self.held = held
         self.position = position
+        self.tapCount = tapCount
     }
 }

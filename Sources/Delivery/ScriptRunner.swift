@@ -135,7 +135,13 @@ public enum ScriptRunner {
             }
         }
         for fd in open { close(fd) }
-        if termSentAt != nil { kill(-pid, SIGKILL) }  // nothing of the group may outlive a timeout
+        if let termSentAt, !killed, kill(-pid, 0) == 0 {
+            // The rest of the group gets the same grace after SIGTERM, then SIGKILL: nothing of
+            // it may outlive a timeout.
+            let wait = termSentAt + killGraceMs - monotonicMs()
+            if wait > 0 { usleep(useconds_t(wait * 1000)) }
+            kill(-pid, SIGKILL)
+        }
         if !exited { waitpid(pid, &status, 0) }
 
         var result: AttemptResult

@@ -75,6 +75,15 @@ public struct Router: Sendable {
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
+        // Unmatched requests are guarded too (with their path as the pattern), so a 404 or
+        // 405 tells nothing about the routes to a client the guard would refuse.
+        if let guardRoute {
+            do throws(HTTPError) {
+                request.access = try guardRoute(request, request.method, request.path)
+            } catch {
+                return (error.response, allowed.isEmpty ? "404" : "405")
+            }
+        }
         if !allowed.isEmpty {
             if allowed.contains("GET") { allowed.append("HEAD") }
             let error = HTTPError(

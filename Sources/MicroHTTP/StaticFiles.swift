@@ -51,7 +51,12 @@ public struct StaticFiles: Sendable {
             ("Content-Type", Self.contentTypes[ext] ?? "application/octet-stream"),
         ]
         if let match = request.header("if-none-match"),
-            match.split(separator: ",").contains(where: { $0.trimmingSpaces() == etag || $0.trimmingSpaces() == "*" })
+            match.split(separator: ",").contains(where: { candidate in
+                // If-None-Match compares weakly: W/"x" matches "x".
+                var tag = candidate.trimmingSpaces()
+                if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+                return tag == etag || tag == "*"
+            })
         {
             headers.removeLast()
             return Response(status: 304, headers: headers)

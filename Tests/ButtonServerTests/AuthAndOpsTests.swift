@@ -18,6 +18,9 @@ struct AuthAndOpsTests {
         #expect(denied.errorCode == "unauthorized")
         #expect(denied.header("www-authenticate") != nil)
         #expect(try anonymous.get("/metrics").status == 401)
+        // Nothing about the routes leaks before the token: unknown paths and wrong methods are 401 too.
+        #expect(try anonymous.get("/api/v1/nothing").status == 401)
+        #expect(try anonymous.request("PUT", "/api/v1/buttons", json: "{}").status == 401)
         #expect(try HTTPClient(port: server.app.port, token: "wrong").get("/api/v1/buttons").status == 401)
 
         let admin = HTTPClient(port: server.app.port, token: "admin-secret")

@@ -53,6 +53,12 @@ struct InputRouteTests {
         #expect(events[3]["data"]?["durationMs"] == 700)
         let quick = try server.post("/api/v1/buttons/p/press", #"{"t": 9000}"#)
         #expect(TestServer.types(quick) == ["touch-down", "touch-up-inside", "tap"])
+        // Held past maxHoldMs: the max-hold cancel ends the press; there is no up.
+        try server.createButton(#"{"id": "q", "longPressMs": 500, "maxHoldMs": 1000}"#)
+        let long = try server.post("/api/v1/buttons/q/press", #"{"t": 5000, "holdMs": 1000}"#)
+        #expect(long.status == 200)
+        #expect(TestServer.types(long) == ["touch-down", "long-press", "touch-cancel"])
+        #expect(long.json["events"]?.array.last?["data"]?["reason"] == "max-hold")
     }
 
     @Test func toggleStateAndFlip() throws {

@@ -30,6 +30,23 @@ struct PersistenceTests {
         #expect(try server.client.get("/api/v1/buttons/lamp").json["state"]?["face"] == 0)
     }
 
+    @Test func aTapSeriesCutByAStopEndsWithItsNTapAtRestart() throws {
+        let dir = Self.tempDir()
+        do {
+            let server = try TestServer(dataDir: dir)
+            try server.createButton(#"{"id": "d", "multiTapMs": 5000, "longPressMs": 60000, "maxTaps": 3}"#)
+            try server.post("/api/v1/buttons/d/press")
+            try server.post("/api/v1/buttons/d/press")
+            try server.post("/api/v1/buttons/d/down")
+            server.stop()
+        }
+        let server = try TestServer(dataDir: dir)
+        let events = try server.client.get("/api/v1/events?after=0").json["events"]!.array
+        #expect(events.suffix(2).map { $0["type"]!.string! } == ["double-tap", "touch-cancel"])
+        #expect(events.suffix(2).first?["data"] == ["tapCount": 2])
+        #expect(try server.client.get("/api/v1/buttons/d").json["state"] == ["held": false, "face": 0, "tapCount": 0])
+    }
+
     @Test func heldButtonComesBackReleasedWithARestartCancel() throws {
         let dir = Self.tempDir()
         let first = try ServerProcess(dataDir: dir)

@@ -92,6 +92,7 @@ struct ServerTests {
         let etag = try #require(css.header("etag"))
         let cached = try live.client.request("GET", "/css/site.css", headers: ["If-None-Match": etag])
         #expect(cached.status == 304)
+        #expect(try live.client.request("GET", "/css/site.css", headers: ["If-None-Match": "W/" + etag]).status == 304)
         #expect(cached.body.isEmpty)
         #expect(try live.client.get("/css").status == 404)  // a directory without index.html: no listing
         for path in ["/../microhttp-secret.txt", "/css/../../microhttp-secret.txt", "/%2e%2e/microhttp-secret.txt", "//etc/passwd"] {
