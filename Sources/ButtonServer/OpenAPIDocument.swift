@@ -4637,13 +4637,13 @@ enum OpenAPIDocument {
           "ConfigImport": {
             "type": "object",
             "additionalProperties": false,
-            "description": "Replaces every button, sheet and handler (buttons that stay keep their live state). Ids must be unique; a handler's owner must be in the same config.",
+            "description": "Replaces every button, sheet and handler (buttons that stay keep their live state). Ids must be unique; a handler's owner must be in the same config. `buttons` is required (an empty list removes every button), and the registry limits hold.",
+            "required": [
+              "buttons"
+            ],
             "properties": {
               "buttons": {
-                "type": [
-                  "array",
-                  "null"
-                ],
+                "type": "array",
                 "items": {
                   "$ref": "#/components/schemas/ButtonCreate"
                 }
