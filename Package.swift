@@ -37,15 +37,16 @@ let package = Package(
             dependencies: ["CSQLite"],
             swiftSettings: strict
         ),
+        .target(name: "ThreadSupport", swiftSettings: strict),
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",
-            dependencies: ["ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims"],
+            dependencies: ["ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "ButtonEngine", "ButtonStore", "Delivery"],
+            dependencies: ["MicroHTTP", "ButtonEngine", "ButtonStore", "Delivery", "ThreadSupport"],
             swiftSettings: strict
         ),
         .executableTarget(

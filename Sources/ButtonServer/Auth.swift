@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// Who may call what (SPEC §6): the admin token may do everything, the press token may read
@@ -41,7 +43,7 @@ struct Auth: Sendable {
         var presented: String?
         if let header = request.header("authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { presented = String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "bearer" { presented = String(parts[1]).trimmed() }
         }
         if presented == nil, pattern == "/api/v1/events/stream" { presented = request.query["access_token"] }
         guard let token = presented, !token.isEmpty else {
@@ -74,7 +76,7 @@ struct Auth: Sendable {
         var admin = options.adminToken
         if admin == nil && !isLoopback(options.host) {
             let file = options.dataDir + "/admin-token"
-            if let kept = try? String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !kept.isEmpty {
+            if let kept = try? String(contentsOfFile: file, encoding: .utf8).trimmed(), !kept.isEmpty {
                 admin = kept
                 logger.log(.info, "admin token kept in the data directory", ["file": file])
             } else {
@@ -82,8 +84,8 @@ struct Auth: Sendable {
                 var generator = SystemRandomNumberGenerator()
                 for i in bytes.indices { bytes[i] = generator.next() }
                 let token = Data(bytes).base64EncodedString()
-                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                    .replacingOccurrences(of: "=", with: "")
+                    .replacing("+", with: "-").replacing("/", with: "_")
+                    .replacing("=", with: "")
                 guard FileManager.default.createFile(atPath: file, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
                     throw ButtonServerApp.StartError(description: "cannot write the admin token to \(file)")
                 }

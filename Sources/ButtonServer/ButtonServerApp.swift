@@ -1,7 +1,9 @@
 import ButtonEngine
 import ButtonStore
 import Delivery
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// The whole server: the store, the registry, the engine service and the HTTP routes.

@@ -1,6 +1,8 @@
 import ButtonEngine
 import ButtonStore
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// Applies input to buttons and sheets: runs the engine on a copy of each machine, commits

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// `buttond press|down|up|events`: a client for shell scripts on the same binary.
@@ -9,7 +11,7 @@ public enum ClientCommand {
     }
 
     static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("buttond: \(message)\n".utf8))
+        writeAll(2, ("buttond: \(message)\n".utf8))
         return 1
     }
 
@@ -17,7 +19,7 @@ public enum ClientCommand {
         do {
             return try run(command, arguments, environment: ProcessInfo.processInfo.environment)
         } catch let usage as Usage {
-            FileHandle.standardError.write(Data("buttond: \(usage.message)\nTry 'buttond --help'.\n".utf8))
+            writeAll(2, ("buttond: \(usage.message)\nTry 'buttond --help'.\n".utf8))
             return 2
         } catch {
             return fail("\(error)")
@@ -77,7 +79,7 @@ public enum ClientCommand {
             guard stream.status == 200 else { return fail("the server answered \(stream.status)") }
             while true {
                 let message = try stream.nextEvent()
-                FileHandle.standardOutput.write(Data((message.data + "\n").utf8))
+                writeAll(1, ((message.data + "\n").utf8))
             }
         default:
             throw Usage(message: "unknown command '\(command)'")

@@ -1,5 +1,7 @@
 import ButtonEngine
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// A control event as clients see it everywhere (responses, stream, history, webhooks,

@@ -1,8 +1,11 @@
 import ButtonEngine
 import ButtonStore
 import Delivery
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
+import ThreadSupport
 
 /// The ordered, durable record of every control event. `commit` numbers events (`seq` grows
 /// by one) and writes them, with the button states they leave behind and their deliveries, in
@@ -10,7 +13,7 @@ import MicroHTTP
 /// after that transaction committed. Concurrent commits are grouped: whichever caller finds no
 /// write in progress writes everything queued in one transaction (group commit).
 final class EventLog: @unchecked Sendable {  // all mutable state is guarded by `condition`
-    private let condition = NSCondition()
+    private let condition = Condition()
     private let store: ButtonStore
     private let idPrefix: String
     private let retention: Int

@@ -1,5 +1,7 @@
 import ButtonEngine
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// A handler: which events of one button or sheet fire it, and the webhook or script it runs.

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// One line per record on stderr, as logfmt or JSON lines. Never given a secret or a token.
 public struct Logger: Sendable {
@@ -35,7 +37,7 @@ public struct Logger: Sendable {
             line += "}"
         }
         line += "\n"
-        line.withCString { pointer in _ = write(2, pointer, strlen(pointer)) }
+        writeAll(2, line.utf8)
     }
 
     static func quote(_ value: String) -> String {
@@ -53,9 +55,25 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""
+    }
+}
+
+/// Writes all the bytes to a file descriptor (stdout 1, stderr 2), retrying short writes.
+public func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>) {
+    let buffer = Array(bytes)
+    var offset = 0
+    while offset < buffer.count {
+        let written = buffer[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if written <= 0 { return }
+        offset += written
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import Synchronization
 
 /// Counters and histograms for `GET /metrics`, in the Prometheus text format. Gauges (outbox
@@ -76,8 +78,8 @@ final class Metrics: Sendable {
     }
 
     static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+            .replacing("\n", with: "\\n")
     }
 
     private static func histogram(_ name: String, _ h: Histogram, into text: inout String) {

@@ -1,6 +1,8 @@
 import ButtonEngine
 import ButtonStore
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 import Synchronization
 

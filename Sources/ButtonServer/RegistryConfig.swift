@@ -1,6 +1,8 @@
 import ButtonStore
 import Delivery
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// The whole registry as one JSON document (`GET/PUT /api/v1/config`, `--config FILE`):

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
 
 /// Everything `buttond serve` can be told, from flags or their `BUTTOND_*` environment variables.
@@ -33,7 +35,7 @@ public struct ServeOptions: Sendable {
         var flag: String
         var help: String
         var apply: @Sendable (inout ServeOptions, String) throws(UsageError) -> Void
-        var env: String { "BUTTOND_" + flag.uppercased().replacingOccurrences(of: "-", with: "_") }
+        var env: String { "BUTTOND_" + flag.uppercased().replacing("-", with: "_") }
     }
 
     static func int(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
@@ -125,7 +127,8 @@ public struct ServeOptions: Sendable {
         var text = "Options of `buttond serve` (each also read from its environment variable):\n"
         for setting in settings {
             let flag = "  --\(setting.flag) VALUE"
-            text += flag.padding(toLength: 30, withPad: " ", startingAt: 0) + setting.help + "  [\(setting.env)]\n"
+            let padded = flag.count < 34 ? flag + String(repeating: " ", count: 34 - flag.count) : flag + " "
+            text += padded + setting.help + "  [\(setting.env)]\n"
         }
         return text
     }

@@ -1,11 +1,14 @@
 import ButtonEngine
-import Foundation
+import ThreadSupport
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// One registered button: its definition and live state machine behind its own lock, so
 /// inputs for different buttons never wait on each other and one button's apply one at a time.
 final class ButtonSlot: @unchecked Sendable {  // every `var` is guarded by `lock`
     let id: String
-    let lock = NSLock()
+    let lock = Condition()
     var definition: ButtonDefinition
     var machine: ButtonMachine
     var removed = false
@@ -29,7 +32,7 @@ final class ButtonSlot: @unchecked Sendable {  // every `var` is guarded by `loc
 /// One registered action sheet and its open/closed state, behind its own lock.
 final class SheetSlot: @unchecked Sendable {  // every `var` is guarded by `lock`
     let id: String
-    let lock = NSLock()
+    let lock = Condition()
     var definition: SheetDefinition
     var machine: SheetMachine
     var removed = false

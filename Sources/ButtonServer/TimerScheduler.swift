@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+import ThreadSupport
+import Glibc
+import Dispatch
 
 /// Fires button timers (long press, repeat, end of a tap series, max hold) in real time
 /// between inputs: one thread, one min-heap of server-clock deadlines, one condition variable.
@@ -8,22 +11,17 @@ final class TimerScheduler: @unchecked Sendable {  // `heap` and `stopped` are g
         var slot: ButtonSlot
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var heap: [Entry] = []
     private var stopped = false
     private let fire: @Sendable (ButtonSlot) -> Void
-    private var thread: Thread?
 
     init(fire: @escaping @Sendable (ButtonSlot) -> Void) {
         self.fire = fire
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "buttond.timers"
-        thread.qualityOfService = .userInteractive
-        self.thread = thread
-        thread.start()
+        startThread(name: "buttond.timers") { [self] in run() }
     }
 
     func stop() {
@@ -53,7 +51,7 @@ final class TimerScheduler: @unchecked Sendable {  // `heap` and `stopped` are g
             }
             let now = Timestamp.now()
             if first.at > now {
-                _ = condition.wait(until: Date(timeIntervalSince1970: Double(first.at) / 1000))
+                condition.wait(seconds: Double(first.at - now) / 1000)
                 continue
             }
             let entry = popFirst()

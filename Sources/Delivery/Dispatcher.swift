@@ -1,6 +1,9 @@
 import ButtonStore
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MicroHTTP
+import ThreadSupport
 import Synchronization
 
 /// Sends what the outbox holds: each handler's deliveries in event order, one in flight per
@@ -24,17 +27,16 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     public let concurrency: Int
     /// Multiplies the retry schedule (1 in production; tests shrink it).
     private let retryScale: Double
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var inFlight: Set<String> = []
     private var running = 0
     private var stopping = false
     private var woken = false
-    private var thread: Thread?
     private let depthCounter = Atomic<Int>(0)
     /// Attempts handed to the worker threads; guarded by `jobsReady`.
     private var jobs: [(OutboxRow, HandlerSpec)] = []
     private var workersDone = false
-    private let jobsReady = NSCondition()
+    private let jobsReady = Condition()
 
     public init(
         store: ButtonStore, concurrency: Int = 16, userAgent: String, retryScale: Double = 1,
@@ -61,14 +63,9 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     public func start() throws(StoreError) {
         _ = try store.resetInFlight()
         depthCounter.store(try store.outboxDepth(), ordering: .relaxed)
-        let thread = Thread { [self] in loop() }
-        thread.name = "buttond.dispatcher"
-        self.thread = thread
-        thread.start()
+        startThread(name: "buttond.dispatch") { [self] in loop() }
         for index in 0..<concurrency {
-            let worker = Thread { [self] in work() }
-            worker.name = "buttond.delivery.\(index)"
-            worker.start()
+            startThread(name: "buttond.send.\(index)") { [self] in work() }
         }
     }
 
@@ -86,8 +83,8 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
         condition.lock()
         stopping = true
         condition.broadcast()
-        let deadline = Date().addingTimeInterval(seconds)
-        while running > 0 && condition.wait(until: deadline) {}
+        let deadline = Self.now() + Int64(seconds * 1000)
+        while running > 0 && Self.now() < deadline { condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
         condition.unlock()
         jobsReady.lock()
         workersDone = true
@@ -106,7 +103,7 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
             condition.lock()
             if stopping { break }
             if woken { continue }
-            _ = condition.wait(until: Date(timeIntervalSince1970: Double(nextWake) / 1000))
+            condition.wait(seconds: Double(nextWake - Self.now()) / 1000)
         }
         condition.unlock()
     }

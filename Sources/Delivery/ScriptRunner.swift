@@ -1,5 +1,7 @@
 import CProcessShims
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Runs one script attempt: `posix_spawn` (no shell) in its own process group, the event JSON
 /// on stdin, a clean environment, at most 64 KiB of stdout and of stderr kept, and on timeout

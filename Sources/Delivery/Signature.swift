@@ -1,5 +1,7 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Standard Webhooks signing: `v1,` + base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")),
 /// computed with OpenSSL's libcrypto. Secrets are `whsec_` + base64 of 32 random bytes.

@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Sends webhook attempts with libcurl: Standard Webhooks headers, the stored body bytes,
 /// no redirects followed, explicit connect and total timeouts. One sender per worker thread:
@@ -67,7 +69,7 @@ public final class WebhookSender {
             if let data {
                 let line = data.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
                 if line.lowercased().hasPrefix("retry-after:") {
-                    sink.retryAfter = Int(line.dropFirst(12).trimmingCharacters(in: .whitespacesAndNewlines))
+                    sink.retryAfter = Int(line.dropFirst(12).trimmed())
                 }
             }
             return n

@@ -1,6 +1,8 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 // libmicrohttpd's callbacks. They live in this library file, not in main.swift, so they are
 // not main-actor isolated: libmicrohttpd calls them on its own threads.
@@ -9,6 +11,7 @@ import Foundation
 final class RequestContext {
     var body: [UInt8] = []
     var tooLarge = false
+    var discarded = 0
     var answered = false
     let start = DispatchTime.now().uptimeNanoseconds
 }
@@ -105,9 +108,22 @@ let accessHandler: MHD_AccessHandlerCallback = {
     }
     let size = uploadDataSize.pointee
     if size > 0 {
-        if !context.tooLarge, let uploadData {
+        if context.tooLarge {
+            // No declared length (chunked) and over the limit: the rest is read and dropped so
+            // the client sees the 413 (closing on unread data would reset the connection), but
+            // only up to 16 times the limit; past that it is refused at once.
+            context.discarded += size
+            if context.discarded > 16 * limit {
+                uploadDataSize.pointee = 0
+                return answer(
+                    HTTPError.payloadTooLarge(limit: limit).response, route: "413",
+                    method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+                    context: context, connection: connection, server: server)
+            }
+        } else if let uploadData {
             if context.body.count + size > limit {
                 context.tooLarge = true
+                context.discarded = context.body.count + size
                 context.body = []
             } else {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// A small blocking HTTP/1.1 client over a POSIX socket (plain http only). The `buttond`
 /// client commands use it, and live tests use it to see exactly what goes over the wire.
@@ -149,7 +151,7 @@ public final class ClientConnection: @unchecked Sendable {  // used by one threa
             let line = try readLine()
             if line.isEmpty { break }
             if let colon = line.firstIndex(of: ":") {
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmed()
             }
         }
         return (status, headers)
@@ -209,7 +211,7 @@ public final class StreamReader: @unchecked Sendable {  // used by one thread at
     /// The next message (or comment block); throws on timeout or end of stream.
     public func next() throws -> Message {
         while true {
-            if let range = text.range(of: "\n\n") {
+            if let range = text.firstRange(of: "\n\n") {
                 let block = text[..<range.lowerBound]
                 text.removeSubrange(..<range.upperBound)
                 var message = Message(id: nil, event: nil, data: "", comment: false)
@@ -218,9 +220,9 @@ public final class StreamReader: @unchecked Sendable {  // used by one thread at
                     if line.hasPrefix(":") {
                         message.comment = true
                     } else if line.hasPrefix("id:") {
-                        message.id = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
+                        message.id = line.dropFirst(3).trimmed()
                     } else if line.hasPrefix("event:") {
-                        message.event = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
+                        message.event = line.dropFirst(6).trimmed()
                     } else if line.hasPrefix("data:") {
                         var data = line.dropFirst(5)
                         if data.first == " " { data = data.dropFirst() }

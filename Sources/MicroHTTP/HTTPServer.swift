@@ -1,7 +1,9 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import Synchronization
 
 /// An HTTP server on libmicrohttpd: epoll worker threads call `Router` handlers synchronously.

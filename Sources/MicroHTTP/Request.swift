@@ -59,3 +59,11 @@ extension Substring {
         return s
     }
 }
+
+extension StringProtocol {
+    /// Without leading and trailing white space (and newlines): Foundation's
+    /// `trimmingCharacters(in:)` without Foundation's locale machinery.
+    public func trimmed() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

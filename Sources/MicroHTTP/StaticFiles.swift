@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Serves files from one directory: content types, ETag / 304, `index.html` for directories,
 /// no directory listings, and no path (`..`, symlinks, NUL) that resolves outside the root.

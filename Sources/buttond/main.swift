@@ -1,6 +1,8 @@
 import ButtonServer
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 // Parse arguments, start, wait for a signal. Everything else lives in ButtonServer.
 
@@ -22,7 +24,7 @@ case "serve":
     do {
         options = try ServeOptions.parse(rest, environment: ProcessInfo.processInfo.environment)
     } catch {
-        FileHandle.standardError.write(Data("buttond: \(error.description)\nTry 'buttond --help'.\n".utf8))
+        writeAll(2, ("buttond: \(error.description)\nTry 'buttond --help'.\n".utf8))
         exit(2)
     }
     let app: ButtonServerApp
@@ -30,7 +32,7 @@ case "serve":
         app = try ButtonServerApp(options: options)
         try app.start()
     } catch {
-        FileHandle.standardError.write(Data("buttond: \(error)\n".utf8))
+        writeAll(2, ("buttond: \(error)\n".utf8))
         exit(1)
     }
     signal(SIGINT, SIG_IGN)

@@ -73,7 +73,8 @@ struct ServerTests {
         var raw = Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
         for _ in 0..<20 { raw += Array("1000\r\n".utf8) + [UInt8](repeating: 0x20, count: 4096) + Array("\r\n".utf8) }
         raw += Array("0\r\n\r\n".utf8)
-        try connection.write(raw)
+        // The server may answer and close before the whole body is sent.
+        try? connection.write(raw)
         let chunked = try connection.readReplyForTests()
         #expect(chunked.status == 413)
         #expect(try live.client.get("/hello").status == 200)

@@ -1,0 +1,77 @@
+import Glibc
+
+/// A mutex with a condition variable (pthread), for the few places that block a thread until
+/// another signals: group commit, the timer thread, the delivery workers. Foundation's
+/// NSCondition would do, but importing Foundation links ICU's data into the static binary.
+public final class Condition: @unchecked Sendable {  // the pthread objects are the synchronization
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        condition = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Waits (lock held) until signalled.
+    public func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits (lock held) at most `seconds`; false when the time ran out.
+    @discardableResult
+    public func wait(seconds: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
+        var deadline = timespec(tv_sec: Int(total), tv_nsec: Int((total - Double(Int(total))) * 1e9))
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Runs `body` with the lock held.
+    public func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// Starts a detached thread running `body` (`name` is for crash messages).
+public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    final class Box {
+        let body: @Sendable () -> Void
+        let name: String
+        init(_ body: @escaping @Sendable () -> Void, _ name: String) {
+            self.body = body
+            self.name = name
+        }
+    }
+    let box = Unmanaged.passRetained(Box(body, name)).toOpaque()
+    var thread = pthread_t()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    let result = pthread_create(&thread, &attributes, { raw in
+        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    pthread_attr_destroy(&attributes)
+    precondition(result == 0, "cannot start thread \(name): \(result)")
+}
