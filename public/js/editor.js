@@ -630,7 +630,15 @@ export function showDeliveries(h) {
       const ds = (res && res.deliveries) || [];
       note.hidden = ds.length > 0;
       note.textContent = "No deliveries yet. Press the button, or use Test.";
-      list.replaceChildren(...ds.map((d) => deliveryRow(d, load)));
+      // Rows the user had open stay open (with fresh attempts) across a refresh.
+      const open = new Set([...list.querySelectorAll("li.delivery")]
+        .filter((li) => li.querySelector(".delivery-summary")?.getAttribute("aria-expanded") === "true")
+        .map((li) => li.dataset.delivery));
+      const rows = ds.map((d) => deliveryRow(d, load));
+      list.replaceChildren(...rows);
+      for (const row of rows) {
+        if (open.has(row.dataset.delivery)) row.querySelector(".delivery-summary")?.click();
+      }
     } catch (err) {
       note.hidden = false;
       note.textContent = `Could not load deliveries: ${err.message}`;
