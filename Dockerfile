@@ -7,8 +7,8 @@
 # slim Debian with only the shared C libraries the binary needs. Both base images are build
 # arguments so the build also works offline (tests/container/run.sh makes its own).
 
-ARG SWIFT_IMAGE=docker.io/library/swift:6.3-bookworm
-ARG RUNTIME_IMAGE=docker.io/library/debian:bookworm-slim
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
