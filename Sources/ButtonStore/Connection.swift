@@ -31,7 +31,7 @@ final class Connection {
         // (and makes a second buttond on the same directory fail at start, not corrupt it).
         try execute(
             "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA locking_mode = EXCLUSIVE; "
-                + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 4000; PRAGMA temp_store = MEMORY; "
+                + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 1000; PRAGMA temp_store = MEMORY; "
                 + "PRAGMA mmap_size = 268435456",
             doing: "configuring the connection")
     }
