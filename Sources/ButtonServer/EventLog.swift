@@ -134,7 +134,7 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
             for pending in batch { failures[pending.ticket] = error }
         } else {
             if !outbox.isEmpty {
-                dispatcher.added(outbox.count)
+                dispatcher.added(outbox)
                 dispatcher.wake()
             }
             let all = batch.flatMap(\.events)

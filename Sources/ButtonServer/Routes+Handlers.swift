@@ -100,7 +100,7 @@ extension API {
             let row = OutboxRow(
                 id: HandlerRegistry.newDeliveryID(), handler: definition.id, eventSeq: 0, body: event.json, nextAttemptAt: now, createdAt: now)
             do { try store.enqueue([row]) } catch { throw Registry.storageError(error) }
-            dispatcher.added(1)
+            dispatcher.added([row])
             dispatcher.wake()
             return .json(Self.deliveryJSON(row), status: 202)
         }
@@ -137,7 +137,7 @@ extension API {
             do { try store.updateOutbox(id: row.id, status: row.status, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt) } catch {
                 throw Registry.storageError(error)
             }
-            if wasFinal { dispatcher.added(1) }
+            dispatcher.added([row], newlyQueued: wasFinal)
             dispatcher.wake()
             return .json(Self.deliveryJSON(row), status: 202)
         }

@@ -15,16 +15,23 @@ extension ButtonStore {
         }
     }
 
-    /// The earliest pending delivery of each handler (due or not): a handler delivers in event
-    /// order, so only its head may be sent, and a head waiting for a retry holds the rest back.
-    public func pendingHeads() throws(StoreError) -> [OutboxRow] {
+    /// The handlers that have pending deliveries.
+    public func pendingHandlers() throws(StoreError) -> [String] {
         try withConnection { connection throws(StoreError) in
-            try connection.statement(
+            try connection.statement("SELECT DISTINCT handler FROM outbox WHERE status = 'pending'").rows { $0.text(0) }
+        }
+    }
+
+    /// One handler's earliest pending delivery (an index seek), or nil.
+    public func pendingHead(handler: String) throws(StoreError) -> OutboxRow? {
+        try withConnection { connection throws(StoreError) in
+            let select = try connection.statement(
                 """
-                SELECT id, handler, event_seq, body, status, attempts, next_attempt_at, created_at, MIN(event_seq)
-                FROM outbox WHERE status = 'pending' GROUP BY handler
-                """
-            ).rows(Self.outboxRow)
+                SELECT id, handler, event_seq, body, status, attempts, next_attempt_at, created_at FROM outbox
+                WHERE handler = ?1 AND status = 'pending' ORDER BY event_seq LIMIT 1
+                """)
+            select.bind(handler, at: 1)
+            return try select.rows(Self.outboxRow).first
         }
     }
 

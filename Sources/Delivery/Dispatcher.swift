@@ -29,6 +29,11 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     private let retryScale: Double
     private let condition = Condition()
     private var inFlight: Set<String> = []
+    /// Handlers that may have pending deliveries: only their heads are looked up.
+    private var active: Set<String> = []
+    /// Grows with every `added`: a handler found idle is dropped from `active` only if nothing
+    /// was added since the look started.
+    private var additions = 0
     private var running = 0
     private var stopping = false
     private var woken = false
@@ -56,13 +61,21 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     /// Deliveries not yet finished (pending or in flight): what the bounded queue counts.
     public var depth: Int { depthCounter.load(ordering: .relaxed) }
 
-    /// Counts deliveries added to the outbox (by a commit or a redeliver).
-    public func added(_ count: Int) { depthCounter.add(count, ordering: .relaxed) }
+    /// Counts deliveries added to the outbox (by a commit, a test or a redeliver) and notes
+    /// their handlers as having work; `newlyQueued` is false for a redelivery of a pending row.
+    public func added(_ rows: [OutboxRow], newlyQueued: Bool = true) {
+        if newlyQueued { depthCounter.add(rows.count, ordering: .relaxed) }
+        condition.lock()
+        for row in rows { active.insert(row.handler) }
+        additions += 1
+        condition.unlock()
+    }
 
     /// Resumes what a previous run left pending or in flight, then starts sending.
     public func start() throws(StoreError) {
         _ = try store.resetInFlight()
         depthCounter.store(try store.outboxDepth(), ordering: .relaxed)
+        active = Set(try store.pendingHandlers())
         startThread(name: "buttond.dispatch") { [self] in loop() }
         for index in 0..<concurrency {
             startThread(name: "buttond.send.\(index)") { [self] in work() }
@@ -112,14 +125,29 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     private func dispatchDue() -> Int64 {
         let now = Self.now()
         var next = now + 1000
-        guard let heads = try? store.pendingHeads() else { return now + 200 }
+        condition.lock()
+        let candidates = active.subtracting(inFlight)
+        let seen = additions
+        condition.unlock()
+        var heads: [OutboxRow] = []
+        var idle: [String] = []
+        for handler in candidates {
+            do {
+                if let head = try store.pendingHead(handler: handler) { heads.append(head) } else { idle.append(handler) }
+            } catch {
+                return now + 200
+            }
+        }
+        if !idle.isEmpty {
+            condition.lock()
+            if additions == seen { for handler in idle where !inFlight.contains(handler) { active.remove(handler) } }
+            condition.unlock()
+        }
         for head in heads.sorted(by: { $0.eventSeq < $1.eventSeq }) {
             condition.lock()
-            let busy = inFlight.contains(head.handler)
             let full = running >= concurrency
             condition.unlock()
             if full { return now + 1000 }
-            if busy { continue }
             guard let spec = resolve(head.handler), spec.enabled else { continue }
             if head.nextAttemptAt > now {
                 next = min(next, head.nextAttemptAt)
