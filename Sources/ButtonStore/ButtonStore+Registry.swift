@@ -15,13 +15,18 @@ extension ButtonStore {
 
     /// Inserts a button (last position, face 0, not held, no clock) or replaces only its config.
     public func upsertButton(id: String, config: String) throws(StoreError) {
+        try upsert(
+            """
+            INSERT INTO buttons (id, position, config, face, clock, held)
+            VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM buttons), ?2, 0, NULL, 0)
+            ON CONFLICT (id) DO UPDATE SET config = excluded.config
+            """, id: id, config: config)
+    }
+
+    /// Runs one of the registry's insert-or-replace-config statements.
+    private func upsert(_ sql: StaticString, id: String, config: String) throws(StoreError) {
         try withConnection { connection throws(StoreError) in
-            let insert = try connection.statement(
-                """
-                INSERT INTO buttons (id, position, config, face, clock, held)
-                VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM buttons), ?2, 0, NULL, 0)
-                ON CONFLICT (id) DO UPDATE SET config = excluded.config
-                """)
+            let insert = try connection.statement(sql)
             insert.bind(id, at: 1)
             insert.bind(config, at: 2)
             try insert.run()
@@ -31,10 +36,15 @@ extension ButtonStore {
     /// Deletes a button with its handlers and their undelivered outbox rows. Returns whether it existed.
     @discardableResult
     public func deleteButton(id: String) throws(StoreError) -> Bool {
+        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: StoredHandler.owner(button: id))
+    }
+
+    /// Deletes one registry row and its handlers in one transaction.
+    private func delete(_ sql: StaticString, id: String, owner: String) throws(StoreError) -> Bool {
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
-                try Self.deleteHandlers(owner: StoredHandler.owner(button: id), in: connection)
-                let delete = try connection.statement("DELETE FROM buttons WHERE id = ?1")
+                try Self.deleteHandlers(owner: owner, in: connection)
+                let delete = try connection.statement(sql)
                 delete.bind(id, at: 1)
                 try delete.run()
                 return connection.changes > 0
@@ -59,31 +69,18 @@ extension ButtonStore {
 
     /// Inserts a sheet at the last position, or replaces only its config.
     public func upsertSheet(id: String, config: String) throws(StoreError) {
-        try withConnection { connection throws(StoreError) in
-            let insert = try connection.statement(
-                """
-                INSERT INTO sheets (id, position, config)
-                VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM sheets), ?2)
-                ON CONFLICT (id) DO UPDATE SET config = excluded.config
-                """)
-            insert.bind(id, at: 1)
-            insert.bind(config, at: 2)
-            try insert.run()
-        }
+        try upsert(
+            """
+            INSERT INTO sheets (id, position, config)
+            VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM sheets), ?2)
+            ON CONFLICT (id) DO UPDATE SET config = excluded.config
+            """, id: id, config: config)
     }
 
     /// Deletes a sheet with its handlers and their undelivered outbox rows. Returns whether it existed.
     @discardableResult
     public func deleteSheet(id: String) throws(StoreError) -> Bool {
-        try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                try Self.deleteHandlers(owner: StoredHandler.owner(sheet: id), in: connection)
-                let delete = try connection.statement("DELETE FROM sheets WHERE id = ?1")
-                delete.bind(id, at: 1)
-                try delete.run()
-                return connection.changes > 0
-            }
-        }
+        try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: StoredHandler.owner(sheet: id))
     }
 
     /// Replaces the whole registry (config import) in one transaction.
