@@ -22,11 +22,7 @@ final class ButtonSlot: @unchecked Sendable {  // every `var` is guarded by `loc
     }
 
     /// Runs `body` with the lock held.
-    func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
+    func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try lock.locked(body) }
 }
 
 /// One registered action sheet and its open/closed state, behind its own lock.
@@ -43,9 +39,5 @@ final class SheetSlot: @unchecked Sendable {  // every `var` is guarded by `lock
         self.machine = SheetMachine(optionIDs: definition.options.map(\.id))
     }
 
-    func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
+    func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try lock.locked(body) }
 }
