@@ -217,11 +217,4 @@ final class EventLog: @unchecked Sendable {  // all mutable state is guarded by 
             throw HTTPError.unavailable("the event log could not be read: \(error.description)", retryAfter: 1)
         }
     }
-
-    /// The last seq numbered (committed or about to be).
-    var lastSeq: Int64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return nextSeq - 1
-    }
 }
