@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "ButtonEngine", swiftSettings: strict),
         .target(
             name: "ButtonStore",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLite", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(name: "ThreadSupport", swiftSettings: strict),

@@ -14,7 +14,8 @@ public final class ButtonServerApp: Sendable {
     let store: ButtonStore
     let registry: Registry
     let log: EventLog
-    let service: ButtonService
+    let publisher: StreamPublisher
+    let sequencer: Sequencer
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
     let streams: StreamHub
@@ -51,17 +52,18 @@ public final class ButtonServerApp: Sendable {
                             "duration_ms": String(attempt.result.durationMs),
                         ])
                 })
-            log = try EventLog(
-                store: store, retention: options.retention, handlers: handlers, dispatcher: dispatcher, metrics: metrics,
-                maxQueue: options.maxQueue)
+            log = try EventLog(store: store, retention: options.retention)
         } catch {
             throw StartError(description: "cannot open the data directory: \(error.description)")
         }
-        service = ButtonService(registry: registry, log: log)
+        publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
+        sequencer = Sequencer(
+            registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
+            metrics: metrics, clock: .system, maxQueue: options.maxQueue)
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
             try handlers.load()
-            try service.load()
+            try sequencer.load()
             if let file = options.configFile {
                 let text = try String(contentsOfFile: file, encoding: .utf8)
                 let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
@@ -79,7 +81,8 @@ public final class ButtonServerApp: Sendable {
             throw StartError(description: "\(error)")
         }
         let api = API(
-            options: options, auth: auth, registry: registry, service: service, log: log, handlers: handlers,
+            options: options, auth: auth, registry: registry, sequencer: sequencer, log: log, publisher: publisher,
+            handlers: handlers,
             dispatcher: dispatcher, streams: streams, metrics: metrics)
         let logger = self.logger
         let metrics = self.metrics
@@ -103,7 +106,8 @@ public final class ButtonServerApp: Sendable {
 
     public func start() throws {
         try dispatcher.start()
-        service.start()
+        sequencer.start()
+        publisher.start()
         try server.start()
         logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
     }
@@ -114,7 +118,8 @@ public final class ButtonServerApp: Sendable {
     /// Stops accepting, ends streams, finishes in-flight requests, then closes the database.
     public func stop() {
         server.stop()
-        service.stop()
+        sequencer.stop()
+        publisher.stop()
         dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
         store.close()
     }
@@ -125,8 +130,9 @@ struct API: Sendable {
     let options: ServeOptions
     let auth: Auth
     let registry: Registry
-    let service: ButtonService
+    let sequencer: Sequencer
     let log: EventLog
+    let publisher: StreamPublisher
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
     let streams: StreamHub

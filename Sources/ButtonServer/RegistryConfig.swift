@@ -130,12 +130,13 @@ struct RegistryConfig {
 extension API {
     func addConfigRoutes(to router: inout Router) {
         let (registry, handlers, scriptsDir, maxButtons) = (self.registry, self.handlers, options.scriptsDir, options.maxButtons)
+        let sequencer = self.sequencer
         router.get("/api/v1/config") { request in
             .json(RegistryConfig.export(registry: registry, handlers: handlers, redactingHeaders: request.access == "press"))
         }
         router.put("/api/v1/config") { request in
             let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir, maxButtons: maxButtons)
-            let secrets = try config.replace(registry: registry, handlers: handlers)
+            let secrets = try sequencer.exclusive { () throws(HTTPError) in try config.replace(registry: registry, handlers: handlers) }
             guard case .object(var object) = RegistryConfig.export(registry: registry, handlers: handlers) else { return .noContent }
             object["secrets"] = .object(secrets.mapValues { .string($0) })
             return .json(.object(object))

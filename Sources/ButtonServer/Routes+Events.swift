@@ -17,6 +17,7 @@ extension API {
     func addEventRoutes(to router: inout Router) {
         let log = self.log
         let streams = self.streams
+        let publisher = self.publisher
         router.get("/api/v1/events") { request in
             let after = try Self.sequence(request.query["after"], name: "after")
             let (_, limit) = try Self.page(request, defaultLimit: 100, maxLimit: 1000)
@@ -31,7 +32,7 @@ extension API {
             let source = try Self.source(request)
             let stream = try streams.open()
             stream.send(Array("retry: 1000\n: connected\n\n".utf8))
-            try log.subscribe(stream, after: after, source: source)
+            publisher.subscribe(stream, after: after, source: source)
             return Response(
                 status: 200,
                 headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],

@@ -25,6 +25,19 @@ extension API {
         .json(bytes: eventsBody(events.map(\.json)))
     }
 
+    /// Hands `operation` to the sequencer; the connection waits, suspended, for its events
+    /// (once they are committed) or its error.
+    static func answer(_ operation: Operation, by sequencer: Sequencer) -> Response {
+        let pending = PendingResponse()
+        sequencer.submit(operation) { result in
+            switch result {
+            case .success(let events): pending.complete(eventsResponse(events))
+            case .failure(let error): pending.complete(error.response)
+            }
+        }
+        return .pending(pending)
+    }
+
     /// Reads `pointer` as given by a browser (a number) or a client (a string).
     static func pointer(_ fields: inout Fields) throws(HTTPError) -> String? {
         switch fields.raw("pointer") {
@@ -61,13 +74,13 @@ extension API {
     }
 
     func addInputRoutes(to router: inout Router) {
-        let service = self.service
+        let sequencer = self.sequencer
         for kind in InputKind.allCases {
             router.post("/api/v1/buttons/{id}/\(kind.rawValue)") { request in
                 var fields = try Fields(try request.json())
                 let input = try Self.input(kind, &fields)
                 try fields.finish()
-                return Self.eventsResponse(try service.apply([input], to: request.parameter("id")))
+                return Self.answer(.input(button: request.parameter("id"), input), by: sequencer)
             }
         }
         router.post("/api/v1/buttons/{id}/press") { request in
@@ -77,13 +90,13 @@ extension API {
             let hold = try fields.int("holdMs", in: 0...3_600_000) ?? 0
             try fields.finish()
             let down = Input(.down, t: t, pointer: pointer)
-            return Self.eventsResponse(try service.apply([down], to: request.parameter("id"), holdMs: hold))
+            return Self.answer(.press(button: request.parameter("id"), down: down, holdMs: hold), by: sequencer)
         }
         router.put("/api/v1/buttons/{id}/state") { request in
             var fields = try Fields(try request.json())
             guard let face = try fields.int("face", in: 0...1) else { throw HTTPError.invalid("face", "face (0 or 1) is required") }
             try fields.finish()
-            return Self.eventsResponse(try service.setFace(Int(face), of: request.parameter("id")))
+            return Self.answer(.face(button: request.parameter("id"), face: Int(face)), by: sequencer)
         }
         router.post("/api/v1/input") { request in
             guard case .array(let items) = try request.json() else {
@@ -92,7 +105,7 @@ extension API {
             guard items.count <= Self.maxBatch else {
                 throw HTTPError.invalid("", "a batch holds at most \(Self.maxBatch) inputs")
             }
-            var batch: [(button: String, input: Input)] = []
+            var batch: [Operation.BatchItem] = []
             batch.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 do throws(HTTPError) {
@@ -105,14 +118,14 @@ extension API {
                     }
                     let input = try Self.input(kind, &fields)
                     try fields.finish()
-                    batch.append((button, input))
+                    batch.append(Operation.BatchItem(button: button, input: input))
                 } catch {
                     var error = error
                     error.details["index"] = .int(Int64(index))
                     throw error
                 }
             }
-            return Self.eventsResponse(try service.applyBatch(batch))
+            return Self.answer(.batch(batch), by: sequencer)
         }
     }
 }

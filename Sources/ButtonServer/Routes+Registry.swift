@@ -16,7 +16,7 @@ extension API {
 
     func addRegistryRoutes(to router: inout Router) {
         let registry = self.registry
-        let service = self.service
+        let sequencer = self.sequencer
 
         router.get("/api/v1/buttons") { request in
             let (offset, limit) = try Self.page(request, defaultLimit: 1000, maxLimit: 10_000)
@@ -36,11 +36,12 @@ extension API {
             return .json(slot.locked { slot.definition.json(state: slot.machine.state) })
         }
         router.patch("/api/v1/buttons/{id}") { request in
-            .json(try service.update(request.parameter("id"), with: try request.json()))
+            .json(try sequencer.update(request.parameter("id"), with: try request.json()))
         }
         let handlers = self.handlers
         router.delete("/api/v1/buttons/{id}") { request in
-            try registry.deleteButton(request.parameter("id"))
+            let id = request.parameter("id")
+            try sequencer.exclusive { () throws(HTTPError) in try registry.deleteButton(id) }
             handlers.removeOwner(.button(request.parameter("id")))
             return .noContent
         }
@@ -61,21 +62,11 @@ extension API {
             return .json(slot.locked { slot.definition.json(open: slot.machine.isOpen) })
         }
         router.patch("/api/v1/sheets/{id}") { request in
-            let slot = try registry.sheet(request.parameter("id"))
-            let body = try request.json()
-            return .json(
-                try slot.locked { () throws(HTTPError) in
-                    guard !slot.removed else { throw HTTPError.notFound("no sheet named '\(slot.id)'") }
-                    var definition = slot.definition
-                    try definition.patch(with: body)
-                    try registry.saveSheet(definition)
-                    slot.definition = definition
-                    slot.machine.optionIDs = definition.options.map(\.id)
-                    return definition.json(open: slot.machine.isOpen)
-                })
+            .json(try sequencer.updateSheet(request.parameter("id"), with: try request.json()))
         }
         router.delete("/api/v1/sheets/{id}") { request in
-            try registry.deleteSheet(request.parameter("id"))
+            let id = request.parameter("id")
+            try sequencer.exclusive { () throws(HTTPError) in try registry.deleteSheet(id) }
             handlers.removeOwner(.sheet(request.parameter("id")))
             return .noContent
         }
@@ -83,13 +74,13 @@ extension API {
             var fields = try Fields(try request.json())
             let t = try fields.int("t", in: 0...Self.maxT)
             try fields.finish()
-            return Self.eventsResponse(try service.sheet(request.parameter("id"), .open, t: t))
+            return Self.answer(.sheet(request.parameter("id"), .open, t: t), by: sequencer)
         }
         router.post("/api/v1/sheets/{id}/cancel") { request in
             var fields = try Fields(try request.json())
             let t = try fields.int("t", in: 0...Self.maxT)
             try fields.finish()
-            return Self.eventsResponse(try service.sheet(request.parameter("id"), .cancel, t: t))
+            return Self.answer(.sheet(request.parameter("id"), .cancel, t: t), by: sequencer)
         }
         router.post("/api/v1/sheets/{id}/choose") { request in
             var fields = try Fields(try request.json())
@@ -98,7 +89,7 @@ extension API {
                 throw HTTPError.invalid("option", "option (an option id or index) is required")
             }
             try fields.finish()
-            return Self.eventsResponse(try service.sheet(request.parameter("id"), .choose(option), t: t))
+            return Self.answer(.sheet(request.parameter("id"), .choose(option), t: t), by: sequencer)
         }
     }
 }

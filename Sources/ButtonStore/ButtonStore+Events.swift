@@ -4,7 +4,10 @@ extension ButtonStore {
     /// one transaction: all of it is stored or none of it.
     ///
     /// On the hot path: the statements are prepared once and reused.
-    public func commit(events: [StoredEvent], states: [ButtonStateChange], outbox: [OutboxRow]) throws(StoreError) {
+    /// With `keepEvents`, the same transaction also trims the log to that many events.
+    public func commit(
+        events: [StoredEvent], states: [ButtonStateChange], outbox: [OutboxRow], keepEvents: Int? = nil
+    ) throws(StoreError) {
         if events.isEmpty, states.isEmpty, outbox.isEmpty { return }
         try withConnection { connection throws(StoreError) in
             let insertEvent = try connection.statement(
@@ -35,6 +38,7 @@ extension ButtonStore {
                     Self.bind(row, to: insertOutbox)
                     try insertOutbox.run()
                 }
+                if let keepEvents { _ = try Self.trim(connection, keep: keepEvents) }
             }
         }
     }
@@ -55,7 +59,7 @@ extension ButtonStore {
     /// those whose button or sheet is that id.
     public func events(after: Int64, limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
         guard limit > 0 else { return [] }
-        return try withConnection { connection throws(StoreError) in
+        return try withReader { connection throws(StoreError) in
             guard let button else {
                 let select = try connection.statement(
                     "SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")
@@ -82,7 +86,7 @@ extension ButtonStore {
     /// The newest `limit` events (only `button`'s, if given, as button or sheet), oldest first.
     public func latestEvents(limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
         guard limit > 0 else { return [] }
-        return try withConnection { connection throws(StoreError) in
+        return try withReader { connection throws(StoreError) in
             let select = try connection.statement(
                 button == nil
                     ? "SELECT seq, id, type, button, sheet, t, json FROM events ORDER BY seq DESC LIMIT ?1"
@@ -103,31 +107,33 @@ extension ButtonStore {
     @discardableResult
     public func trimEvents(keep: Int) throws(StoreError) -> Int {
         try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                // seq grows by one, so the newest `keep` are those above max − keep: no scan
-                // over the kept rows (a failed commit can leave a gap; then a few less are kept).
-                guard let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar() else { return 0 }
-                let through = newest - Int64(max(0, keep))
-                guard through > 0 else { return 0 }
-                let delete = try connection.statement("DELETE FROM events WHERE seq <= ?1")
-                delete.bind(through, at: 1)
-                try delete.run()
-                let deleted = connection.changes
-                // Remember the trimmed seq so lastSeq() never goes back, even with no events left.
-                let remember = try connection.statement(
-                    """
-                    INSERT INTO meta (key, value) VALUES ('trimmed_through', ?1)
-                    ON CONFLICT (key) DO UPDATE SET value = MAX(value, excluded.value)
-                    """)
-                remember.bind(through, at: 1)
-                try remember.run()
-                return deleted
-            }
+            try connection.transaction { () throws(StoreError) in try Self.trim(connection, keep: keep) }
         }
     }
 
+    private static func trim(_ connection: Connection, keep: Int) throws(StoreError) -> Int {
+        // seq grows by one, so the newest `keep` are those above max − keep: no scan over the
+        // kept rows.
+        guard let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar() else { return 0 }
+        let through = newest - Int64(max(0, keep))
+        guard through > 0 else { return 0 }
+        let delete = try connection.statement("DELETE FROM events WHERE seq <= ?1")
+        delete.bind(through, at: 1)
+        try delete.run()
+        let deleted = connection.changes
+        // Remember the trimmed seq so lastSeq() never goes back, even with no events left.
+        let remember = try connection.statement(
+            """
+            INSERT INTO meta (key, value) VALUES ('trimmed_through', ?1)
+            ON CONFLICT (key) DO UPDATE SET value = MAX(value, excluded.value)
+            """)
+        remember.bind(through, at: 1)
+        try remember.run()
+        return deleted
+    }
+
     public func eventCount() throws(StoreError) -> Int {
-        try withConnection { connection throws(StoreError) in
+        try withReader { connection throws(StoreError) in
             Int(try connection.statement("SELECT COUNT(*) FROM events").scalar() ?? 0)
         }
     }

@@ -37,7 +37,7 @@ extension ButtonStore {
 
     /// One delivery, or nil if there is none with that id.
     public func outbox(id: String) throws(StoreError) -> OutboxRow? {
-        try withConnection { connection throws(StoreError) in
+        try withReader { connection throws(StoreError) in
             let select = try connection.statement(
                 """
                 SELECT id, handler, event_seq, body, status, attempts, next_attempt_at, created_at FROM outbox
@@ -51,7 +51,7 @@ extension ButtonStore {
     /// The delivery log, newest first, optionally for one handler and/or one status.
     public func deliveries(handler: String?, status: String?, limit: Int) throws(StoreError) -> [OutboxRow] {
         guard limit > 0 else { return [] }
-        return try withConnection { connection throws(StoreError) in
+        return try withReader { connection throws(StoreError) in
             let select = try connection.statement(
                 """
                 SELECT id, handler, event_seq, body, status, attempts, next_attempt_at, created_at FROM outbox
@@ -158,7 +158,7 @@ extension ButtonStore {
 
     /// The attempts of one delivery, first attempt first.
     public func attempts(delivery: String) throws(StoreError) -> [StoredAttempt] {
-        try withConnection { connection throws(StoreError) in
+        try withReader { connection throws(StoreError) in
             let select = try connection.statement(
                 """
                 SELECT delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output

@@ -1,10 +1,17 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The one SQLite database of a buttond data directory.
 ///
 /// It holds the registry (buttons, sheets, handlers), the event log and the delivery outbox,
-/// so a restart loses nothing that was answered. One connection behind a lock serializes
-/// every call; prepared statements are cached and reused.
+/// so a restart loses nothing that was answered. One writer connection behind a lock
+/// serializes every change; reads of history and deliveries use reader connections of their
+/// own (WAL lets them run beside the writer), and a checkpointer thread keeps the log short.
 public final class ButtonStore: Sendable {
     /// The database's file name inside the data directory.
     public static let fileName = "buttond.sqlite3"
@@ -12,30 +19,54 @@ public final class ButtonStore: Sendable {
     /// The schema version (`PRAGMA user_version`) this build creates and understands.
     public static var schemaVersion: Int { Schema.currentVersion }
 
+    /// Readers kept open between uses; more are opened when all are lent out.
+    static let idleReaders = 4
+
     /// The database file's path.
     public let path: String
 
     /// `nil` once closed.
     private let connection: Mutex<Connection?>
+    private let readers = Mutex<[Connection]?>([])
+    private let checkpointer: Checkpointer
+    /// The open, flock-ed lock file: one buttond per data directory.
+    private let lockFile: Int32
 
     /// Creates the directory (0700) if missing, opens or creates the database (0600) and
-    /// migrates it; a bad directory or a corrupt file throws with a message naming the path.
+    /// migrates it; a bad directory, a corrupt file or a directory another buttond holds
+    /// throws with a message naming the path.
     public init(directory: String) throws(StoreError) {
         try DataDirectory.create(directory)
-        let path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
-        try DataDirectory.prepareFile(path)
-        let connection = try Connection(path: path)
-        try Schema.migrate(connection)
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        let path = base + Self.fileName
+        lockFile = try DataDirectory.lock(base + "buttond.lock")
+        do {
+            try DataDirectory.prepareFile(path)
+            let connection = try Connection(path: path)
+            try Schema.migrate(connection)
+            checkpointer = try Checkpointer(path: path)
+            self.connection = Mutex(connection)
+        } catch {
+            Glibc.close(lockFile)
+            throw error
+        }
         self.path = path
-        self.connection = Mutex(connection)
+        checkpointer.start()
     }
 
     /// Closes the database; later calls throw. Closing twice is harmless.
     public func close() {
-        connection.withLock { connection in
-            connection?.close()
-            connection = nil
+        guard let writer = connection.withLock({ connection -> Connection? in
+            defer { connection = nil }
+            return connection
+        }) else { return }
+        readers.withLock { readers in
+            for reader in readers ?? [] { reader.close() }
+            readers = nil
         }
+        checkpointer.stop()
+        writer.close()
+        Glibc.close(lockFile)
     }
 
     /// The database's `PRAGMA user_version`.
@@ -43,7 +74,7 @@ public final class ButtonStore: Sendable {
         try withConnection { connection throws(StoreError) in try Schema.userVersion(connection) }
     }
 
-    /// Runs `body` with the connection, under the lock.
+    /// Runs `body` with the writer connection, under the lock.
     func withConnection<Result: Sendable>(
         _ body: (Connection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
@@ -51,7 +82,37 @@ public final class ButtonStore: Sendable {
             guard let open = connection else {
                 throw StoreError("the store at \(path) is closed")
             }
-            return try body(open)
+            let result = try body(open)
+            if open.walPages >= Checkpointer.threshold { checkpointer.request() }
+            return result
         }
+    }
+
+    /// Runs `body` with a reader connection of its own: it sees every committed transaction
+    /// and never waits for the writer, nor the writer for it.
+    func withReader<Result: Sendable>(
+        _ body: (Connection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        guard let idle = readers.withLock({ readers -> Connection?? in
+            guard readers != nil else { return .none }
+            return .some(readers!.popLast())
+        }) else {
+            throw StoreError("the store at \(path) is closed")
+        }
+        let reader: Connection
+        if let idle {
+            reader = idle
+        } else {
+            reader = try Connection(path: path, role: .reader)
+        }
+        defer {
+            let kept = readers.withLock { readers -> Bool in
+                guard readers != nil, readers!.count < Self.idleReaders else { return false }
+                readers!.append(reader)
+                return true
+            }
+            if !kept { reader.close() }
+        }
+        return try body(reader)
     }
 }

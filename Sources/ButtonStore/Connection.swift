@@ -2,18 +2,26 @@ import CSQLite
 
 /// One open sqlite3 connection and its cache of prepared statements.
 ///
-/// Not thread-safe: `ButtonStore` keeps it inside a `Mutex` and touches it only under the lock.
-final class Connection {
+/// Not thread-safe: one thread uses it at a time (`ButtonStore` keeps the writer inside a
+/// `Mutex` and lends each reader to one caller at a time), hence the unchecked conformance.
+final class Connection: @unchecked Sendable {
     let path: String
     private let db: OpaquePointer
     /// Keyed by the address of the SQL literal: a pointer hash, no string hashing on the hot path.
     private var statements: [UnsafeRawPointer: Statement] = [:]
     private var isClosed = false
+    /// Pages in the write-ahead log after this connection's last commit (writer only).
+    private(set) var walPages = 0
+
+    /// What a connection is for: the one writer, a reader beside it, or the checkpointer.
+    enum Role {
+        case writer, reader, checkpointer
+    }
 
     /// Opens (creating if needed) the database file and applies the connection settings.
-    init(path: String) throws(StoreError) {
+    init(path: String, role: Role = .writer) throws(StoreError) {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (role == .reader ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
@@ -24,16 +32,40 @@ final class Connection {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
+        if role == .reader {
+            try execute(
+                "PRAGMA query_only = 1; PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456",
+                doing: "configuring a reader")
+            return
+        }
         // WAL with synchronous=NORMAL: a committed transaction survives a process crash, and
         // commits do not wait for fsync (only a power loss can drop the last few).
         try execute("PRAGMA journal_mode = WAL", doing: "switching to WAL (is it a SQLite database?)")
-        // One process owns a data directory: exclusive locking drops per-transaction file locks
-        // (and makes a second buttond on the same directory fail at start, not corrupt it).
+        // Normal (not exclusive) locking, so readers on their own connections run beside the
+        // writer; a lock file keeps a second buttond off the directory. The writer never
+        // checkpoints: `Checkpointer` does it on its own thread, off the commit path.
         try execute(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA locking_mode = EXCLUSIVE; "
-                + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 1000; PRAGMA temp_store = MEMORY; "
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
+                + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 0; PRAGMA temp_store = MEMORY; "
                 + "PRAGMA mmap_size = 268435456",
             doing: "configuring the connection")
+        if role == .writer {
+            sqlite3_wal_hook(
+                db,
+                { context, _, _, pages in
+                    Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue().walPages = Int(pages)
+                    return SQLITE_OK
+                }, Unmanaged.passUnretained(self).toOpaque())
+        }
+    }
+
+    /// Copies what it can of the write-ahead log into the database without blocking the
+    /// writer or readers (`SQLITE_CHECKPOINT_PASSIVE`); the log restarts once all is copied.
+    func checkpoint() throws(StoreError) {
+        let code = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard code == SQLITE_OK || code == SQLITE_BUSY else {
+            throw StoreError.sqlite(code, message: errorMessage, path: path, doing: "checkpointing the write-ahead log")
+        }
     }
 
     deinit {
@@ -45,6 +77,7 @@ final class Connection {
         guard !isClosed else { return }
         isClosed = true
         statements.removeAll()
+        sqlite3_wal_hook(db, nil, nil)
         sqlite3_close_v2(db)
     }
 

@@ -36,6 +36,21 @@ enum DataDirectory {
         }
     }
 
+    /// Opens and locks (`flock`, exclusive, non-blocking) the data directory's lock file; the
+    /// lock lasts as long as the returned descriptor is open.
+    static func lock(_ path: String) throws(StoreError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError("cannot create the lock file \(path): \(lastError)")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno == EWOULDBLOCK ? "another buttond is using this data directory" : lastError
+            close(fd)
+            throw StoreError("cannot lock \(path): \(reason)")
+        }
+        return fd
+    }
+
     private static func makeDirectory(_ path: String, for target: String) throws(StoreError) {
         var info = stat()
         if stat(path, &info) == 0 {

@@ -13,6 +13,8 @@ final class RequestContext {
     var tooLarge = false
     var discarded = 0
     var answered = false
+    /// Set while the handler's answer is being produced elsewhere (the connection is suspended).
+    var pending: (response: PendingResponse, route: String, method: String, path: String)?
     let start = DispatchTime.now().uptimeNanoseconds
 }
 
@@ -52,6 +54,9 @@ private func queue(_ response: Response, on connection: OpaquePointer, server: H
         handle = MHD_create_response_from_callback(
             UInt64.max, 4096, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamFreed)
         server.streams.attach(stream, to: connection)
+    case .pending:
+        // `answer` waits for a pending response's real answer; one never reaches here.
+        handle = nil
     }
     guard let handle else { return .NO }
     for (name, value) in server.configuration.defaultHeaders { MHD_add_response_header(handle, name, value) }
@@ -72,6 +77,11 @@ private func answer(
     _ response: Response, route: String, method: String, path: String,
     context: RequestContext, connection: OpaquePointer, server: HTTPServer
 ) -> MHD_Result {
+    if case .pending(let pending) = response.body {
+        context.pending = (pending, route, method, path)
+        server.pendingStarted()
+        return awaitPending(context: context, connection: connection, server: server)
+    }
     context.answered = true
     let result = queue(response, on: connection, server: server)
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.start) / 1e9
@@ -80,6 +90,22 @@ private func answer(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
             remoteAddress: remoteAddress(connection)))
     return result
+}
+
+/// Queues a pending response's answer if it has arrived; otherwise the connection stays
+/// suspended and libmicrohttpd calls the access handler again once it is resumed.
+private func awaitPending(context: RequestContext, connection: OpaquePointer, server: HTTPServer) -> MHD_Result {
+    guard let (pending, route, method, path) = context.pending,
+        let response = pending.responseOrSuspend(connection)
+    else { return .YES }
+    context.pending = nil
+    server.pendingFinished()
+    if case .pending = response.body {
+        return answer(
+            HTTPError(500, code: "internal", message: "internal error").response, route: route, method: method,
+            path: path, context: context, connection: connection, server: server)
+    }
+    return answer(response, route: route, method: method, path: path, context: context, connection: connection, server: server)
 }
 
 let accessHandler: MHD_AccessHandlerCallback = {
@@ -102,6 +128,10 @@ let accessHandler: MHD_AccessHandlerCallback = {
         return .YES
     }
     let context = Unmanaged<RequestContext>.fromOpaque(opaque).takeUnretainedValue()
+    if context.pending != nil {
+        uploadDataSize.pointee = 0
+        return awaitPending(context: context, connection: connection, server: server)
+    }
     if context.answered {
         uploadDataSize.pointee = 0
         return .YES

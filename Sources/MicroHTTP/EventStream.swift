@@ -7,12 +7,14 @@ import Synchronization
 /// loop) and resumed by the next write. Every suspend/resume goes through the hub's one lock.
 public final class EventStream: Sendable {
     struct State {
-        var pending: [UInt8] = []
+        var pending = ByteQueue()
         var connection: CHandle?
         var socket: Int32 = -1
         var suspended = false
         var finished = false
         var closed = false
+        /// Called (outside the lock) when the client has taken everything queued.
+        var onDrain: (@Sendable () -> Void)?
     }
 
     let hub: StreamHub
@@ -58,24 +60,31 @@ public final class EventStream: Sendable {
         }
     }
 
+    /// Asks for `handler` to be called each time the client has taken everything queued, so
+    /// a producer (a history replay) can send the next part only as fast as the client reads.
+    public func onDrain(_ handler: @escaping @Sendable () -> Void) {
+        hub.withState(of: self) { $0.onDrain = handler }
+    }
+
+    /// Bytes queued and not yet taken by the client.
+    public var pendingCount: Int { hub.withState(of: self) { $0.pending.count } }
+
     /// Called by libmicrohttpd's content reader: copies what is pending, or suspends.
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        hub.withState(of: self) { state in
+        let (result, drained): (Int, (@Sendable () -> Void)?) = hub.withState(of: self) { state in
             if !state.pending.isEmpty {
-                let count = min(max, state.pending.count)
-                state.pending.withUnsafeBytes { raw in
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress!, byteCount: count)
-                }
-                state.pending.removeFirst(count)
-                return count
+                let count = state.pending.take(into: UnsafeMutableRawPointer(buffer), max: max)
+                return (count, state.pending.isEmpty ? state.onDrain : nil)
             }
-            if state.finished { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+            if state.finished { return (-1, nil) }  // MHD_CONTENT_READER_END_OF_STREAM
             if let connection = state.connection {
                 state.suspended = true
                 MHD_suspend_connection(connection.pointer)
             }
-            return 0
+            return (0, nil)
         }
+        drained?()
+        return result
     }
 
     /// The response was destroyed: the client left or the stream ended.
@@ -184,5 +193,36 @@ public final class StreamHub: Sendable {
                 }
             }
         }
+    }
+}
+
+/// Bytes waiting for a client: appended at the end, taken from the front without moving the
+/// rest on every read (the front is dropped once it is at least half of the storage).
+struct ByteQueue {
+    private var bytes: [UInt8] = []
+    private var start = 0
+
+    var count: Int { bytes.count - start }
+    var isEmpty: Bool { start == bytes.count }
+
+    mutating func append(contentsOf more: [UInt8]) { bytes.append(contentsOf: more) }
+
+    mutating func removeAll() {
+        bytes = []
+        start = 0
+    }
+
+    /// Copies up to `max` bytes into `buffer` and drops them; returns how many.
+    mutating func take(into buffer: UnsafeMutableRawPointer, max: Int) -> Int {
+        let count = Swift.min(max, self.count)
+        bytes.withUnsafeBytes { raw in buffer.copyMemory(from: raw.baseAddress! + start, byteCount: count) }
+        start += count
+        if start == bytes.count {
+            removeAll()
+        } else if start >= 65_536 && start * 2 >= bytes.count {
+            bytes.removeFirst(start)
+            start = 0
+        }
+        return count
     }
 }

@@ -15,6 +15,8 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<CHandle?>(nil)
     private let boundPort = Atomic<Int>(0)
     private let heartbeat = Mutex<HeartbeatTimer?>(nil)
+    /// Requests whose answer is still being produced (their connections are suspended).
+    private let pendingCount = Atomic<Int>(0)
 
     public init(
         configuration: ServerConfiguration, router: Router, streams: StreamHub? = nil,
@@ -109,6 +111,9 @@ public final class HTTPServer: Sendable {
             timer = nil
         }
         let listener = MHD_quiesce_daemon(running)
+        // libmicrohttpd must not stop with a connection suspended: let pending answers arrive.
+        let answered = Date().addingTimeInterval(10)
+        while pendingCount.load(ordering: .acquiring) > 0 && Date() < answered { usleep(1_000) }
         streams.finishAll()
         // Give resumed streams a moment to flush their end of stream before the daemon closes them.
         let deadline = Date().addingTimeInterval(1)
@@ -120,6 +125,9 @@ public final class HTTPServer: Sendable {
     deinit { stop() }
 
     func record(_ record: RequestRecord) { onRequest?(record) }
+
+    func pendingStarted() { pendingCount.add(1, ordering: .relaxed) }
+    func pendingFinished() { pendingCount.subtract(1, ordering: .releasing) }
 }
 
 /// The heartbeat's timer source; Dispatch sources are thread-safe to cancel from any thread.

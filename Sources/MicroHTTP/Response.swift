@@ -3,6 +3,8 @@ public struct Response: Sendable {
     public enum Body: Sendable {
         case bytes([UInt8])
         case stream(EventStream)
+        /// Answered later, from another thread, through `PendingResponse.complete`.
+        case pending(PendingResponse)
     }
 
     public var status: Int
@@ -29,6 +31,11 @@ public struct Response: Sendable {
     }
 
     public static let noContent = Response(status: 204)
+
+    /// A response that `pending.complete` supplies later; the connection waits suspended.
+    public static func pending(_ pending: PendingResponse) -> Response {
+        Response(body: .pending(pending))
+    }
 
     public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1

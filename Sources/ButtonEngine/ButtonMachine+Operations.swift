@@ -1,0 +1,38 @@
+/// Operations made of several inputs, kept in the engine so that every caller (HTTP, a
+/// restart, tests) gets the same rules.
+extension ButtonMachine {
+    /// A whole press in one call: the down, every timer of `holdMs` of holding (long press,
+    /// repeats, max hold), then the up at `down.t + holdMs`. A hold past `maxHoldMs` ends in
+    /// the max-hold cancel, and then there is no up to apply.
+    public mutating func press(_ down: Input, holdMs: Int64, now: Int64) throws(InputError) -> [GestureEvent] {
+        var events = try apply(down, now: now)
+        guard let downT = lastInputT else { return events }
+        let upT = downT.saturatingAdd(Swift.max(holdMs, 0))
+        events += advance(to: upT)
+        if held {
+            events += try apply(Input(.up, t: upT), now: now.saturatingAdd(Swift.max(holdMs, 0)))
+        }
+        return events
+    }
+
+    /// A button as a restart finds it. One that was held comes back released with a
+    /// `touch-cancel` (`reason: "restart"`); a tap series the stop interrupted ends first with
+    /// its n-tap. The events are at `max(now, clock)`, which is also the state's new clock.
+    public static func restored(
+        config: ButtonConfig, face: Int, clock: Int64?, held: Bool, tapCount: Int, now: Int64
+    ) -> (machine: ButtonMachine, events: [GestureEvent], clock: Int64?) {
+        let face = config.kind == .toggle ? face : 0
+        let machine = ButtonMachine(config: config, face: face, clock: clock, lastInputT: clock)
+        guard held || tapCount > 0 else { return (machine, [], clock) }
+        let t = Swift.max(now, clock ?? now)
+        var events: [GestureEvent] = []
+        if tapCount > 0 {
+            let taps = Swift.min(tapCount, EventType.maxTapCount)
+            events.append(GestureEvent(EventType.nTap(taps), t: t, data: EventData(tapCount: taps)))
+        }
+        if held {
+            events.append(GestureEvent(.touchCancel, t: t, data: EventData(reason: "restart")))
+        }
+        return (machine, events, t)
+    }
+}

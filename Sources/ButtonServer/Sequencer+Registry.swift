@@ -1,0 +1,72 @@
+import ButtonEngine
+import ButtonStore
+import MicroHTTP
+
+/// Loading the registry at start, and the changes of definitions that run between batches.
+extension Sequencer {
+    /// Loads buttons and sheets from the store (before `start`). A button that was held when
+    /// the server stopped comes back released, its interrupted tap series ended, with those
+    /// events in the log (`ButtonMachine.restored`).
+    func load() throws {
+        var batch = Batch(firstSeq: log.nextSeq)
+        var released: [ButtonStateChange] = []
+        let now = clock.now()
+        for stored in try registry.store.loadButtons() {
+            let definition = try ButtonDefinition.create(from: try JSONParser.parse(Array(stored.config.utf8)))
+            let restored = ButtonMachine.restored(
+                config: definition.config, face: stored.face, clock: stored.clock, held: stored.held,
+                tapCount: stored.tapCount, now: now)
+            let slot = ButtonSlot(definition: definition, machine: restored.machine)
+            _ = registry.insert(slot)
+            guard !restored.events.isEmpty else { continue }
+            let events = batch.append(restored.events.map { ($0, .button(stored.id)) }, idPrefix: log.idPrefix)
+            batch.outbox += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            released.append(
+                ButtonStateChange(id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false))
+        }
+        for stored in try registry.store.loadSheets() {
+            let json = try JSONParser.parse(Array(stored.config.utf8))
+            _ = registry.insert(SheetSlot(definition: try SheetDefinition.create(from: json)))
+        }
+        if !batch.events.isEmpty {
+            try log.write(batch.events, states: released, outbox: batch.outbox)
+            if !batch.outbox.isEmpty { dispatcher.added(batch.outbox) }
+            publisher.publish(batch.events)
+        }
+    }
+
+    /// Changes a button's definition; the engine takes the new timings from the next timer on.
+    func update(_ id: String, with json: JSONValue) throws(HTTPError) -> JSONValue {
+        try exclusive { [registry, clock] () throws(HTTPError) in
+            let slot = try registry.button(id)
+            guard !slot.removed else { throw HTTPError.notFound("no button named '\(id)'") }
+            var definition = slot.definition
+            try definition.patch(with: json)
+            try registry.saveDefinition(definition)
+            return slot.locked {
+                slot.definition = definition
+                slot.machine.config = definition.config
+                if definition.config.kind == .push && slot.machine.state.face != 0 {
+                    _ = slot.machine.setFace(0, now: slot.machine.clock ?? clock.now())
+                }
+                return definition.json(state: slot.machine.state)
+            }
+        }
+    }
+
+    /// Changes a sheet's definition (title, options).
+    func updateSheet(_ id: String, with json: JSONValue) throws(HTTPError) -> JSONValue {
+        try exclusive { [registry] () throws(HTTPError) in
+            let slot = try registry.sheet(id)
+            guard !slot.removed else { throw HTTPError.notFound("no sheet named '\(slot.id)'") }
+            var definition = slot.definition
+            try definition.patch(with: json)
+            try registry.saveSheet(definition)
+            return slot.locked {
+                slot.definition = definition
+                slot.machine.optionIDs = definition.options.map(\.id)
+                return definition.json(open: slot.machine.isOpen)
+            }
+        }
+    }
+}

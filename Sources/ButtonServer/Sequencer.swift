@@ -1,0 +1,213 @@
+import ButtonEngine
+import ButtonStore
+import Delivery
+import MicroHTTP
+import ThreadSupport
+
+/// The one owner of every button's and sheet's live state. Request threads parse and
+/// validate, hand an `Operation` over with a reply, and suspend their connection; the
+/// sequencer thread takes everything queued, fires the timers that are due first, applies
+/// the operations in order to copies of the machines, writes the whole batch (events, states,
+/// deliveries) in one transaction, and only then keeps the new machines, publishes the
+/// events and answers each caller with exactly its own events. A refused operation (404,
+/// 409, 503) is answered at once and changes nothing.
+final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
+    typealias Reply = @Sendable (Result<[ControlEvent], HTTPError>) -> Void
+
+    enum Work: Sendable {
+        case operation(Operation, Reply)
+        /// Runs alone on the sequencer thread, after what was queued before it is committed.
+        case exclusive(@Sendable () -> Void)
+    }
+
+    private let condition = Condition()
+    private var queue: [Work] = []
+    private var stopped = false
+    private var running = false
+
+    let registry: Registry
+    let log: EventLog
+    let publisher: StreamPublisher
+    let handlers: HandlerRegistry
+    let dispatcher: Dispatcher
+    let metrics: Metrics
+    let clock: Clock
+    /// Undelivered deliveries allowed before input that would add more is refused with 503.
+    let maxQueue: Int
+    var timers = TimerHeap()
+
+    init(
+        registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: HandlerRegistry,
+        dispatcher: Dispatcher, metrics: Metrics, clock: Clock, maxQueue: Int
+    ) {
+        self.registry = registry
+        self.log = log
+        self.publisher = publisher
+        self.handlers = handlers
+        self.dispatcher = dispatcher
+        self.metrics = metrics
+        self.clock = clock
+        self.maxQueue = maxQueue
+    }
+
+    func start() {
+        condition.locked { running = true }
+        startThread(name: "buttond.sequencer") { [self] in run() }
+    }
+
+    /// Finishes what is queued, then stops the thread.
+    func stop() {
+        condition.locked {
+            stopped = true
+            condition.broadcast()
+            while running { condition.wait() }
+        }
+    }
+
+    /// Queues `operation`; `reply` is called once, on the sequencer thread, after its events
+    /// are committed (or at once with the error that refused it).
+    func submit(_ operation: Operation, reply: @escaping Reply) {
+        condition.locked {
+            guard running, !stopped else {
+                reply(.failure(.unavailable("the server is shutting down", retryAfter: 5)))
+                return
+            }
+            queue.append(.operation(operation, reply))
+            if queue.count == 1 { condition.signal() }
+        }
+    }
+
+    /// Runs `body` on the sequencer thread, between batches, and waits for it: for the rare
+    /// changes of definitions (update, delete, import) that must not interleave with input.
+    /// Before `start` (loading) it runs on the caller's thread.
+    func exclusive<T: Sendable>(_ body: @escaping @Sendable () throws(HTTPError) -> T) throws(HTTPError) -> T {
+        let done = Condition()
+        nonisolated(unsafe) var result: Result<T, HTTPError>?  // written once by `body`'s thread under `done`
+        let job: @Sendable () -> Void = {
+            let value: Result<T, HTTPError>
+            do throws(HTTPError) { value = .success(try body()) } catch { value = .failure(error) }
+            done.locked {
+                result = value
+                done.signal()
+            }
+        }
+        let queued = condition.locked { () -> Bool in
+            guard running, !stopped else { return false }
+            queue.append(.exclusive(job))
+            if queue.count == 1 { condition.signal() }
+            return true
+        }
+        if !queued { job() }
+        return try done.locked { () throws(HTTPError) -> T in
+            while result == nil { done.wait() }
+            return try result!.get()
+        }
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            if queue.isEmpty {
+                if stopped { break }
+                if let next = timers.next {
+                    let wait = next - clock.now()
+                    if wait > 0 {
+                        condition.wait(seconds: Double(wait) / 1000)
+                        continue
+                    }
+                } else {
+                    condition.wait()
+                    continue
+                }
+            }
+            let work = queue
+            queue = []
+            condition.unlock()
+            process(work)
+            condition.lock()
+        }
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// One turn: due timers first, then the queued work in order, committed in as few
+    /// transactions as exclusive jobs allow (one, usually).
+    private func process(_ work: [Work]) {
+        var batch = Batch(firstSeq: log.nextSeq)
+        fireDueTimers(into: &batch)
+        for item in work {
+            switch item {
+            case .operation(let operation, let reply):
+                apply(operation, reply: reply, to: &batch)
+            case .exclusive(let job):
+                commit(&batch)
+                batch = Batch(firstSeq: log.nextSeq)
+                job()
+            }
+        }
+        commit(&batch)
+    }
+
+    /// Writes the batch and, once it is durable, makes it real: machines kept, timers
+    /// re-armed, events published, callers answered. If the store refuses it, nothing of it
+    /// happened: callers get 503, seq numbers are not used, timers retry shortly.
+    private func commit(_ batch: inout Batch) {
+        guard !batch.isEmpty else { return }
+        do throws(StoreError) {
+            try log.write(batch.events, states: batch.states, outbox: batch.outbox)
+        } catch {
+            let refusal = HTTPError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
+            for answer in batch.answers { answer.reply(.failure(refusal)) }
+            let retry = clock.now() + 100
+            for slot in batch.fired { timers.schedule(slot, at: retry) }
+            return
+        }
+        for (_, entry) in batch.buttons {
+            entry.slot.locked { entry.slot.machine = entry.machine }
+            arm(entry.slot)
+        }
+        for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
+        if !batch.outbox.isEmpty {
+            dispatcher.added(batch.outbox)
+            dispatcher.wake()
+        }
+        publisher.publish(batch.events)
+        for answer in batch.answers {
+            answer.reply(.success(Array(batch.events[answer.events])))
+        }
+        metrics.events(batch.events.map(\.type.rawValue))
+        metrics.commit(calls: batch.answers.count)
+    }
+
+    /// Re-arms the slot's timer at its next deadline, mapped to the server clock.
+    func arm(_ slot: ButtonSlot) {
+        guard !slot.removed, let deadline = slot.machine.nextDeadline else { return }
+        timers.schedule(slot, at: deadline.saturatingSubtract(slot.machine.clockOffset))
+    }
+
+    private func fireDueTimers(into batch: inout Batch) {
+        let now = clock.now()
+        for slot in timers.popDue(now: now) where !slot.removed {
+            var machine = batch.machine(of: slot)
+            let gestures = machine.fireDue(now: now)
+            guard !gestures.isEmpty else {
+                arm(slot)  // a stale deadline: nothing was due
+                continue
+            }
+            batch.fired.append(slot)
+            batch.keep(machine, of: slot)
+            let events = batch.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
+            // A timer's deliveries are never refused for a full queue: the press was accepted.
+            batch.outbox += handlers.deliveries(for: Array(batch.events[events]), now: now)
+        }
+    }
+}
+
+/// Saturating subtraction for mapping a button's clock back to the server's.
+extension Int64 {
+    fileprivate func saturatingSubtract(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+}

@@ -1,0 +1,159 @@
+import ButtonStore
+import MicroHTTP
+import ThreadSupport
+
+/// Sends committed events to the open event streams, in `seq` order, and replays history to
+/// streams that ask for it (`?after=` / `Last-Event-ID`).
+///
+/// A replay reads the log page by page on a reader connection, on a thread of its own, and
+/// sends the next page only when the client has taken the last: however long the history,
+/// neither the sequencer nor other clients wait for it, and the stream never overflows.
+/// Each subscriber remembers the last seq it was sent, so the switch from replay to live
+/// events loses nothing and sends nothing twice.
+final class StreamPublisher: @unchecked Sendable {  // all mutable state is guarded by `condition`
+    private struct Subscriber {
+        let stream: EventStream
+        let source: String?
+        /// Every event up to this seq (of this source) has been sent, or was not wanted.
+        var sentThrough: Int64
+        var replaying: Bool
+    }
+
+    /// Events per page of a replay, and the backlog a replay may leave for its client.
+    static let pageSize = 500
+    static let lowWater = 256 * 1024
+
+    private let condition = Condition()
+    private let log: EventLog
+    private var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    /// The last seq handed to `publish` (events up to it are committed).
+    private var publishedThrough: Int64
+    /// Replaying streams whose client is ready for more.
+    private var ready: [ObjectIdentifier] = []
+    private var stopped = false
+
+    init(log: EventLog, publishedThrough: Int64) {
+        self.log = log
+        self.publishedThrough = publishedThrough
+    }
+
+    func start() {
+        startThread(name: "buttond.replay") { [self] in pump() }
+    }
+
+    func stop() {
+        condition.locked {
+            stopped = true
+            condition.broadcast()
+        }
+    }
+
+    var count: Int { condition.locked { subscribers.count } }
+
+    private static func message(_ json: [UInt8], seq: Int64) -> [UInt8] {
+        var bytes = Array("id: \(seq)\ndata: ".utf8)
+        bytes.append(contentsOf: json)
+        bytes.append(contentsOf: [0x0A, 0x0A])
+        return bytes
+    }
+
+    /// Attaches a stream: live from now on, or first the history after `after`.
+    func subscribe(_ stream: EventStream, after: Int64?, source: String?) {
+        let id = ObjectIdentifier(stream)
+        condition.locked {
+            subscribers[id] = Subscriber(
+                stream: stream, source: source, sentThrough: after ?? publishedThrough, replaying: after != nil)
+            if after != nil { markReady(id) }
+        }
+        guard after != nil else { return }
+        stream.onDrain { [weak self] in
+            guard let self else { return }
+            condition.locked { if subscribers[id]?.replaying == true { markReady(id) } }
+        }
+    }
+
+    /// Lock held.
+    private func markReady(_ id: ObjectIdentifier) {
+        if !ready.contains(id) {
+            ready.append(id)
+            condition.signal()
+        }
+    }
+
+    /// Sends a committed batch to every live stream that wants it. Called by the sequencer
+    /// only, in `seq` order.
+    func publish(_ events: [ControlEvent]) {
+        guard let last = events.last else { return }
+        condition.locked {
+            publishedThrough = last.seq
+            guard !subscribers.isEmpty else { return }
+            var everything: [UInt8]?
+            var gone: [ObjectIdentifier] = []
+            for (id, subscriber) in subscribers where !subscriber.replaying {
+                var bytes: [UInt8] = []
+                if subscriber.source == nil && events.first!.seq > subscriber.sentThrough {
+                    if everything == nil {
+                        everything = events.flatMap { Self.message($0.json, seq: $0.seq) }
+                    }
+                    bytes = everything!
+                } else {
+                    for event in events where event.seq > subscriber.sentThrough {
+                        guard subscriber.source == nil || event.source.name == subscriber.source else { continue }
+                        bytes += Self.message(event.json, seq: event.seq)
+                    }
+                }
+                subscribers[id]!.sentThrough = last.seq
+                if !bytes.isEmpty && !subscriber.stream.send(bytes) { gone.append(id) }
+            }
+            // A replay waiting for its client to drain learns of a hang-up here.
+            for (id, subscriber) in subscribers where subscriber.replaying && !subscriber.stream.isOpen { gone.append(id) }
+            for id in gone { subscribers[id] = nil }
+        }
+    }
+
+    /// The replay thread: one page at a time for each stream that is ready for more.
+    private func pump() {
+        condition.lock()
+        while !stopped {
+            guard !ready.isEmpty else {
+                condition.wait()
+                continue
+            }
+            let id = ready.removeFirst()
+            guard let subscriber = subscribers[id], subscriber.replaying else { continue }
+            let through = publishedThrough
+            condition.unlock()
+            let page = try? log.history(after: subscriber.sentThrough, limit: Self.pageSize, source: subscriber.source)
+            var bytes: [UInt8] = []
+            for event in page ?? [] { bytes += Self.message(event.json, seq: event.seq) }
+            let open = bytes.isEmpty ? subscriber.stream.isOpen : subscriber.stream.send(bytes)
+            let backlog = subscriber.stream.pendingCount
+            condition.lock()
+            guard open, subscribers[id] != nil else {
+                subscribers[id] = nil
+                continue
+            }
+            guard let page else {
+                // The log could not be read: end the stream; the client reconnects from its
+                // Last-Event-ID.
+                subscriber.stream.finish()
+                subscribers[id] = nil
+                continue
+            }
+            var sentThrough = page.last?.seq ?? subscriber.sentThrough
+            if page.count < Self.pageSize {
+                // A short page read everything committed by then, which includes `through`.
+                sentThrough = max(sentThrough, through)
+                if sentThrough >= publishedThrough {
+                    subscribers[id]!.sentThrough = sentThrough
+                    subscribers[id]!.replaying = false
+                    continue
+                }
+            }
+            subscribers[id]!.sentThrough = sentThrough
+            // More to send: now if the client keeps up, else when it has drained (`onDrain`).
+            if backlog < Self.lowWater { markReady(id) }
+        }
+        condition.unlock()
+    }
+}
