@@ -37,7 +37,7 @@ let package = Package(
             dependencies: ["CSQLite", "ThreadSupport"],
             swiftSettings: strict
         ),
-        .target(name: "ThreadSupport", swiftSettings: strict),
+        .target(name: "ThreadSupport", dependencies: ["CProcessShims"], swiftSettings: strict),
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",

@@ -105,6 +105,9 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
     }
 
     private func run() {
+        // Woken request threads must not preempt the thread that answers them all, and a
+        // timer must not wait behind them.
+        setThreadNice(-10)
         condition.lock()
         while true {
             if queue.isEmpty {

@@ -67,14 +67,11 @@ extension ButtonStore {
                 select.bind(limit, at: 2)
                 return try select.rows(Self.event)
             }
-            // Two bounded index walks instead of an OR that would sort every match.
+            // One walk in seq order: no per-button index to keep up on every commit.
             let select = try connection.statement(
                 """
-                SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq IN (
-                    SELECT seq FROM (SELECT seq FROM events WHERE button = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2)
-                    UNION ALL
-                    SELECT seq FROM (SELECT seq FROM events WHERE sheet = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2)
-                ) ORDER BY seq LIMIT ?2
+                SELECT seq, id, type, button, sheet, t, json FROM events
+                WHERE seq > ?1 AND (button = ?3 OR sheet = ?3) ORDER BY seq LIMIT ?2
                 """)
             select.bind(after, at: 1)
             select.bind(limit, at: 2)
@@ -91,11 +88,8 @@ extension ButtonStore {
                 button == nil
                     ? "SELECT seq, id, type, button, sheet, t, json FROM events ORDER BY seq DESC LIMIT ?1"
                     : """
-                    SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq IN (
-                        SELECT seq FROM (SELECT seq FROM events WHERE button = ?2 ORDER BY seq DESC LIMIT ?1)
-                        UNION ALL
-                        SELECT seq FROM (SELECT seq FROM events WHERE sheet = ?2 ORDER BY seq DESC LIMIT ?1)
-                    ) ORDER BY seq DESC LIMIT ?1
+                    SELECT seq, id, type, button, sheet, t, json FROM events
+                    WHERE button = ?2 OR sheet = ?2 ORDER BY seq DESC LIMIT ?1
                     """)
             select.bind(limit, at: 1)
             if let button { select.bind(button, at: 2) }

@@ -1,3 +1,4 @@
+import CProcessShims
 import Glibc
 
 /// A mutex with a condition variable (pthread), for the few places that block a thread until
@@ -74,4 +75,11 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     }, box)
     pthread_attr_destroy(&attributes)
     precondition(result == 0, "cannot start thread \(name): \(result)")
+}
+
+/// Raises (negative) or lowers the calling thread's scheduling priority; false when the
+/// process may not (no CAP_SYS_NICE), which only costs latency.
+@discardableResult
+public func setThreadNice(_ nice: Int32) -> Bool {
+    bd_set_thread_nice(nice) == 0
 }

@@ -6,4 +6,8 @@
 /// Glibc module does not define.
 int bd_pipe_cloexec(int fds[2]);
 int bd_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+
+/// Sets the calling thread's nice value (setpriority on its thread id, which Swift cannot get:
+/// gettid needs _GNU_SOURCE). Returns 0, or -1 when not permitted.
+int bd_set_thread_nice(int nice);
 #endif
