@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "MicroHTTP"],
+            dependencies: ["ButtonServer", "MicroHTTP", "CSQLite"],
             swiftSettings: strict
         ),
     ]
