@@ -708,17 +708,116 @@ class Bench:
                        f"{r['events']} events from {r['inputs']} inputs")
         log(f"scenario 6: {r['inputs_per_second']} inputs/s")
 
+    # -- scenario 8: presses while a client replays the whole history in a loop -----------
+
+    def fill_history(self, srv, button, events):
+        """Writes `events` events (4 a press on a one-tap button) with /api/v1/input batches."""
+        presses = events // 4
+        t0 = int(time.time() * 1000) - presses * 10 - 60_000
+        done = 0
+        while done < presses:
+            n = min(500, presses - done)
+            batch = []
+            for k in range(done, done + n):
+                batch.append({"button": button, "type": "down", "t": t0 + k * 10})
+                batch.append({"button": button, "type": "up", "t": t0 + k * 10 + 5})
+            must(srv.port, "POST", "/api/v1/input", batch)
+            done += n
+        return presses * 4
+
+    def replay_once(self, port, last_seq, timeout=120):
+        """Reads /events/stream?after=0 until the event with id last_seq; returns (bytes, seconds)."""
+        marker = f"id: {last_seq}\n".encode()
+        t0 = time.monotonic()
+        total = 0
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+            s.sendall(b"GET /api/v1/events/stream?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            tail = b""
+            while True:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    raise RuntimeError(f"replay ended after {total} bytes without id {last_seq}")
+                total += len(chunk)
+                window = tail + chunk
+                if marker in window:
+                    return total, time.monotonic() - t0
+                tail = window[-64:]
+
+    def s8(self):
+        log("scenario 8: presses while one client replays the whole history over the stream in a loop")
+        history = 120_000
+        # Retention well above what the load adds, so the history being replayed stays whole.
+        srv = Buttond(self, "s8", extra=["--threads", str(self.args.threads), "--retention", "5000000"])
+        try:
+            self.create_buttons(srv, "b", 64)
+            self.create_buttons(srv, "h", 1, {"maxTaps": 1})
+            last = self.fill_history(srv, "h0", history)
+            replays, replay_secs, replay_bytes = [], [], [0]
+            stop = threading.Event()
+            errors = []
+
+            def replayer():
+                while not stop.is_set():
+                    try:
+                        n, secs = self.replay_once(srv.port, last)
+                        replays.append(n)
+                        replay_secs.append(secs)
+                    except Exception as ex:
+                        errors.append(repr(ex))
+                        return
+
+            th = threading.Thread(target=replayer, daemon=True)
+            th.start()
+            time.sleep(0.5)
+            r = wrk(srv.url(), self.d)
+            stop.set()
+            th.join(timeout=130)
+            self.raw["s8"] = {"wrk": r, "replays": len(replays), "replay_seconds": replay_secs, "errors": errors}
+            p99 = r["p99_us"] / 1000
+            self.row("8 press during replay", "p99 latency @50 conns", p99, "ms", target="≤ 10 ms", ok=p99 <= 10)
+            self.row("8 press during replay", "throughput", r["rps"], "req/s", self.base["rps"] if self.base else None,
+                     r["rps"] / self.base["rps"] if self.base else None, target="", ok=None)
+            self.row("8 press during replay", "whole-history replays completed", len(replays), "",
+                     target="≥ 1", ok=len(replays) >= 1 and not errors)
+            self.note("8", f"{last} events of history (retention 5000000); one client reads "
+                           f"/events/stream?after=0 to the last event, again and again, while wrk -c50 presses 64 "
+                           f"other buttons; replay took median {statistics.median(replay_secs) if replay_secs else 0:.2f} s"
+                           + (f"; replay errors: {errors[:2]}" if errors else ""))
+            log(f"scenario 8: p99 {p99:.2f} ms at {r['rps']:.0f} req/s with {len(replays)} replays")
+            self.s8_follow(srv, last)
+        finally:
+            srv.stop()
+
+    def s8_follow(self, srv, last):
+        """`buttond events --follow --after 0` must print every event of the history."""
+        cmd = [self.buttond, "events", "--follow", "--after", "0", "--server", f"http://127.0.0.1:{srv.port}"]
+        p = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        seen, t0 = 0, time.monotonic()
+        deadline = t0 + 120
+        try:
+            for line in p.stdout:
+                if line.strip():
+                    seen += 1
+                if seen >= last or time.monotonic() > deadline:
+                    break
+        finally:
+            stop(p, timeout=5)
+        secs = time.monotonic() - t0
+        self.row("8 press during replay", "events --follow --after 0 lines", seen, f"/{last}", target="all",
+                 ok=seen >= last)
+        self.note("8", f"buttond events --follow --after 0 printed {seen} of {last} events in {secs:.1f} s")
+
     # -- run -------------------------------------------------------------------------------
 
     def run(self):
-        self.only = set(self.args.only.split(",")) if self.args.only else set("1234567")
+        self.only = set(self.args.only.split(",")) if self.args.only else set("12345678")
         started = time.time()
         steps = []
-        if self.only & {"1", "2", "7"}:
+        if self.only & {"1", "2", "7", "8"}:
             steps.append(self.baseline)
         if self.only & {"1", "7"}:
             steps.append(self.s1_and_s7)
-        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6)):
+        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8)):
             if k in self.only:
                 steps.append(f)
         for f in steps:
