@@ -38,14 +38,16 @@ final class Connection: @unchecked Sendable {
                 doing: "configuring a reader")
             return
         }
-        // WAL with synchronous=NORMAL: a committed transaction survives a process crash, and
-        // commits do not wait for fsync (only a power loss can drop the last few).
+        // WAL: a committed transaction is in the log before the commit returns, so it survives
+        // a crash of the process; no commit waits for fsync. Normal (not exclusive) locking,
+        // so readers on their own connections run beside the writer; a lock file keeps a
+        // second buttond off the directory. The writer never checkpoints and never syncs
+        // (with synchronous=NORMAL it would fsync the log's header on the first commit after
+        // each restart of the log, and wait behind the checkpoint's own fsync): `Checkpointer`
+        // syncs the log and the database on its own thread, as synchronous=NORMAL does.
         try execute("PRAGMA journal_mode = WAL", doing: "switching to WAL (is it a SQLite database?)")
-        // Normal (not exclusive) locking, so readers on their own connections run beside the
-        // writer; a lock file keeps a second buttond off the directory. The writer never
-        // checkpoints: `Checkpointer` does it on its own thread, off the commit path.
         try execute(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
+            "PRAGMA synchronous = \(role == .writer ? "OFF" : "NORMAL"); PRAGMA foreign_keys = ON; "
                 + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 0; PRAGMA temp_store = MEMORY; "
                 + "PRAGMA mmap_size = 268435456",
             doing: "configuring the connection")

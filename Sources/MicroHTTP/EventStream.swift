@@ -56,7 +56,7 @@ public final class EventStream: Sendable {
     private static func resumeIfSuspended(_ state: inout State) {
         if state.suspended, let connection = state.connection {
             state.suspended = false
-            MHD_resume_connection(connection.pointer)
+            SuspendResume.resume(connection.pointer)
         }
     }
 
@@ -79,7 +79,7 @@ public final class EventStream: Sendable {
             if state.finished { return (-1, nil) }  // MHD_CONTENT_READER_END_OF_STREAM
             if let connection = state.connection {
                 state.suspended = true
-                MHD_suspend_connection(connection.pointer)
+                SuspendResume.suspend(connection.pointer)
             }
             return (0, nil)
         }
@@ -176,7 +176,7 @@ public final class StreamHub: Sendable {
                 else { continue }
                 streams.states[id]!.finished = true
                 streams.states[id]!.suspended = false
-                MHD_resume_connection(connection.pointer)
+                SuspendResume.resume(connection.pointer)
             }
         }
     }
@@ -189,7 +189,7 @@ public final class StreamHub: Sendable {
                 streams.states[id]!.finished = true
                 if streams.states[id]!.suspended, let connection = streams.states[id]!.connection {
                     streams.states[id]!.suspended = false
-                    MHD_resume_connection(connection.pointer)
+                    SuspendResume.resume(connection.pointer)
                 }
             }
         }

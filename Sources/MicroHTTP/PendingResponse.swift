@@ -24,7 +24,7 @@ public final class PendingResponse: Sendable {
             state.response = response
             if state.suspended, let connection = state.connection {
                 state.suspended = false
-                MHD_resume_connection(connection.pointer)
+                SuspendResume.resume(connection.pointer)
             }
         }
     }
@@ -37,7 +37,7 @@ public final class PendingResponse: Sendable {
             if !state.suspended {
                 state.connection = CHandle(pointer: connection)
                 state.suspended = true
-                MHD_suspend_connection(connection)
+                SuspendResume.suspend(connection)
             }
             return nil
         }
