@@ -88,7 +88,9 @@ public final class ButtonServerApp: Sendable {
         let metrics = self.metrics
         let router = api.makeRouter()
         routeTable = router.table
-        server = HTTPServer(configuration: options.http, router: router, streams: streams) { record in
+        var http = options.http
+        http.recordsRemoteAddress = logger.level <= .info
+        server = HTTPServer(configuration: http, router: router, streams: streams) { record in
             metrics.request(route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds)
             if record.status >= 400, Auth.pressRoutes.contains(record.route) {
                 metrics.rejected(Metrics.rejectionReason(status: record.status))

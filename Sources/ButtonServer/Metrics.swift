@@ -19,8 +19,14 @@ final class Metrics: Sendable {
         }
     }
 
+    struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
     private struct State {
-        var requests: [String: UInt64] = [:]  // "route\u{0}method\u{0}status"
+        var requests: [RequestKey: UInt64] = [:]
         var requestDuration = Histogram()
         var events: [String: UInt64] = [:]
         var rejected: [String: UInt64] = [:]
@@ -35,7 +41,7 @@ final class Metrics: Sendable {
 
     func request(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { s in
-            s.requests["\(route)\u{0}\(method)\u{0}\(status)", default: 0] += 1
+            s.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
             s.requestDuration.observe(seconds)
         }
     }
@@ -95,9 +101,11 @@ final class Metrics: Sendable {
         let s = state.withLock { $0 }
         var text = ""
         text += "# HELP buttond_http_requests_total HTTP requests by route, method and status.\n# TYPE buttond_http_requests_total counter\n"
-        for (key, value) in s.requests.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
-            text += "buttond_http_requests_total{route=\"\(Self.escape(parts[0]))\",method=\"\(parts[1])\",status=\"\(parts[2])\"} \(value)\n"
+        let requests = s.requests.sorted { a, b in
+            (a.key.route, a.key.method, a.key.status) < (b.key.route, b.key.method, b.key.status)
+        }
+        for (key, value) in requests {
+            text += "buttond_http_requests_total{route=\"\(Self.escape(key.route))\",method=\"\(key.method)\",status=\"\(key.status)\"} \(value)\n"
         }
         text += "# HELP buttond_http_request_duration_seconds Time to answer a request.\n# TYPE buttond_http_request_duration_seconds histogram\n"
         Self.histogram("buttond_http_request_duration_seconds", s.requestDuration, into: &text)

@@ -88,7 +88,7 @@ private func answer(
     server.record(
         RequestRecord(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
-            remoteAddress: remoteAddress(connection)))
+            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : ""))
     return result
 }
 

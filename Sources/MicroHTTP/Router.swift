@@ -11,11 +11,13 @@ public struct Router: Sendable {
     }
 
     enum Segment: Sendable, Equatable {
-        case literal(String)
+        case literal([UInt8])
         case parameter(String)
     }
 
     private var routes: [Route] = []
+    /// Route indexes by number of path segments: a request is only matched against those.
+    private var bySegmentCount: [Int: [Int]] = [:]
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: Handler?
     /// Runs before every matched route's handler (auth): throwing answers with that error; what
@@ -27,8 +29,9 @@ public struct Router: Sendable {
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
         let segments = pattern.split(separator: "/").map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
-            return .literal(String(part))
+            return .literal(Array(part.utf8))
         }
+        bySegmentCount[segments.count, default: []].append(routes.count)
         routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
     }
 
@@ -42,13 +45,12 @@ public struct Router: Sendable {
     public var table: [(method: String, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
 
     private static func match(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
-        guard segments.count == parts.count else { return nil }
+        for (segment, part) in zip(segments, parts) {
+            if case .literal(let literal) = segment, !literal.elementsEqual(part.utf8) { return nil }
+        }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let literal): if literal != part { return nil }
-            case .parameter(let name): parameters[name] = String(part)
-            }
+            if case .parameter(let name) = segment { parameters[name] = String(part) }
         }
         return parameters
     }
@@ -60,7 +62,8 @@ public struct Router: Sendable {
         var allowed: [String] = []
         var request = request
         let method = request.method == "HEAD" ? "GET" : request.method
-        for route in routes {
+        for index in bySegmentCount[parts.count] ?? [] {
+            let route = routes[index]
             guard let parameters = Self.match(route.segments, parts) else { continue }
             if route.method == method {
                 request.parameters = parameters

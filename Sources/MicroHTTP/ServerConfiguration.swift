@@ -22,6 +22,10 @@ public struct ServerConfiguration: Sendable {
         ("Referrer-Policy", "no-referrer"),
     ]
 
+    /// Whether `RequestRecord.remoteAddress` is filled in (it costs a lookup per request;
+    /// only request logs need it).
+    public var recordsRemoteAddress = true
+
     public init() {}
 }
 
