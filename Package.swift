@@ -26,9 +26,10 @@ let package = Package(
         ),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "JSON", swiftSettings: strict),
         .target(
             name: "MicroHTTP",
-            dependencies: ["CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "JSON"],
             swiftSettings: strict
         ),
         .target(name: "ButtonEngine", swiftSettings: strict),
@@ -45,8 +46,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "Buttons",
+            dependencies: ["ButtonEngine", "ButtonStore", "JSON", "ThreadSupport"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "ButtonEngine", "ButtonStore", "Delivery", "ThreadSupport"],
+            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "ThreadSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -66,7 +72,7 @@ let package = Package(
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "MicroHTTP", "CSQLite"],
+            dependencies: ["ButtonServer", "Buttons", "MicroHTTP", "CSQLite"],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,4 @@
+import Buttons
 import FoundationEssentials
 import Glibc
 import Dispatch

@@ -1,3 +1,4 @@
+import Buttons
 import ButtonEngine
 import ButtonStore
 import Delivery
@@ -59,7 +60,7 @@ public final class ButtonServerApp: Sendable {
         publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
-            metrics: metrics, clock: .system, maxQueue: options.maxQueue)
+            observer: metrics, clock: .system, maxQueue: options.maxQueue)
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
             try handlers.load()

@@ -1,3 +1,4 @@
+import Buttons
 import ButtonEngine
 import FoundationEssentials
 import Glibc
@@ -68,7 +69,7 @@ struct HandlerDefinition: Sendable, Equatable {
         var envelope = false
     }
 
-    static func create(from json: JSONValue, owner: Owner, context: Context) throws(HTTPError) -> HandlerDefinition {
+    static func create(from json: JSONValue, owner: Owner, context: Context) throws(ButtonsError) -> HandlerDefinition {
         var fields = try Fields(json)
         if context.loading || context.envelope {
             fields.ignore("id")
@@ -82,7 +83,7 @@ struct HandlerDefinition: Sendable, Equatable {
         var expire: Int64?
         switch (webhook, script) {
         case (var w?, nil):
-            guard let url = try w.string("url", maxLength: 100_000) else { throw HTTPError.invalid("webhook.url", "webhook.url is required") }
+            guard let url = try w.string("url", maxLength: 100_000) else { throw ButtonsError.invalid("webhook.url", "webhook.url is required") }
             var hook = Webhook(url: url)
             try Self.validate(url: url)
             hook.headers = try Self.headers(&w)
@@ -92,10 +93,10 @@ struct HandlerDefinition: Sendable, Equatable {
             try w.finish()
             action = .webhook(hook)
         case (nil, var s?):
-            guard let name = try s.string("name", maxLength: 128) else { throw HTTPError.invalid("script.name", "script.name is required") }
+            guard let name = try s.string("name", maxLength: 128) else { throw ButtonsError.invalid("script.name", "script.name is required") }
             if !context.loading {
                 guard let dir = context.scriptsDir else {
-                    throw HTTPError.invalid(
+                    throw ButtonsError.invalid(
                         "script", "script handlers are disabled: start buttond with --scripts-dir DIR (or BUTTOND_SCRIPTS_DIR) to allow scripts from DIR")
                 }
                 try Self.validate(script: name, in: dir)
@@ -108,9 +109,9 @@ struct HandlerDefinition: Sendable, Equatable {
             try s.finish()
             action = .script(run)
         case (nil, nil):
-            throw HTTPError.invalid("webhook", "a handler needs a webhook or a script")
+            throw ButtonsError.invalid("webhook", "a handler needs a webhook or a script")
         default:
-            throw HTTPError.invalid("script", "a handler has a webhook or a script, not both")
+            throw ButtonsError.invalid("script", "a handler has a webhook or a script, not both")
         }
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         var definition = HandlerDefinition(
@@ -122,13 +123,13 @@ struct HandlerDefinition: Sendable, Equatable {
     }
 
     /// PATCH: `on`, `option`, `enabled`, and members of `webhook` or `script`.
-    mutating func patch(with json: JSONValue, context: Context) throws(HTTPError) {
+    mutating func patch(with json: JSONValue, context: Context) throws(ButtonsError) {
         var fields = try Fields(json)
         fields.ignore("id")
         fields.ignore("button")
         fields.ignore("sheet")
         if var w = try fields.object("webhook") {
-            guard case .webhook(var hook) = action else { throw HTTPError.invalid("webhook", "this handler runs a script; create a new handler for a webhook") }
+            guard case .webhook(var hook) = action else { throw ButtonsError.invalid("webhook", "this handler runs a script; create a new handler for a webhook") }
             if let url = try w.string("url", maxLength: 100_000) {
                 try Self.validate(url: url)
                 hook.url = url
@@ -141,9 +142,9 @@ struct HandlerDefinition: Sendable, Equatable {
             action = .webhook(hook)
         }
         if var s = try fields.object("script") {
-            guard case .script(var run) = action else { throw HTTPError.invalid("script", "this handler sends a webhook; create a new handler for a script") }
+            guard case .script(var run) = action else { throw ButtonsError.invalid("script", "this handler sends a webhook; create a new handler for a script") }
             if let name = try s.string("name", maxLength: 128) {
-                guard let dir = context.scriptsDir else { throw HTTPError.invalid("script", "script handlers are disabled: start buttond with --scripts-dir DIR") }
+                guard let dir = context.scriptsDir else { throw ButtonsError.invalid("script", "script handlers are disabled: start buttond with --scripts-dir DIR") }
                 try Self.validate(script: name, in: dir)
                 run.name = name
             }
@@ -158,31 +159,31 @@ struct HandlerDefinition: Sendable, Equatable {
         try fields.finish()
     }
 
-    private mutating func applyCommon(_ fields: inout Fields, context: Context, creating: Bool) throws(HTTPError) {
+    private mutating func applyCommon(_ fields: inout Fields, context: Context, creating: Bool) throws(ButtonsError) {
         if let list = try fields.array("on") {
             let allowed: Set<EventType>
             if case .button = owner { allowed = Self.buttonEvents } else { allowed = Self.sheetEvents }
             guard !list.isEmpty, list.count <= EventType.allCases.count else {
-                throw HTTPError.invalid("on", "on must list at least one event type")
+                throw ButtonsError.invalid("on", "on must list at least one event type")
             }
             var types: [EventType] = []
             for (i, item) in list.enumerated() {
-                guard case .string(let name) = item else { throw HTTPError.badRequest("on[\(i)] must be a string", field: "on[\(i)]") }
+                guard case .string(let name) = item else { throw ButtonsError.badRequest("on[\(i)] must be a string", field: "on[\(i)]") }
                 guard let type = EventType(rawValue: name), allowed.contains(type) else {
                     let names = allowed.map(\.rawValue).sorted().joined(separator: ", ")
-                    throw HTTPError.invalid("on[\(i)]", "on[\(i)] '\(name)' is not an event of this \(owner.kind); use one of \(names)")
+                    throw ButtonsError.invalid("on[\(i)]", "on[\(i)] '\(name)' is not an event of this \(owner.kind); use one of \(names)")
                 }
                 if !types.contains(type) { types.append(type) }
             }
             on = types
         } else if creating {
-            throw HTTPError.invalid("on", "on (a list of event types) is required")
+            throw ButtonsError.invalid("on", "on (a list of event types) is required")
         }
         if fields.has("option") {
             let option = try fields.name("option")
-            guard case .sheet = owner else { throw HTTPError.invalid("option", "option is only for sheet handlers") }
+            guard case .sheet = owner else { throw ButtonsError.invalid("option", "option is only for sheet handlers") }
             if let option, let options = context.sheetOptions, !options.contains(option) {
-                throw HTTPError.invalid("option", "the sheet has no option '\(option)'")
+                throw ButtonsError.invalid("option", "the sheet has no option '\(option)'")
             }
             self.option = option
         } else {
@@ -191,31 +192,31 @@ struct HandlerDefinition: Sendable, Equatable {
         if let enabled = try fields.bool("enabled") { self.enabled = enabled }
     }
 
-    static func arguments(_ args: [JSONValue]) throws(HTTPError) -> [String] {
-        guard args.count <= 32 else { throw HTTPError.invalid("script.args", "script.args holds at most 32 arguments") }
-        return try args.enumerated().map { (i, arg) throws(HTTPError) -> String in
-            guard case .string(let text) = arg else { throw HTTPError.badRequest("script.args[\(i)] must be a string", field: "script.args[\(i)]") }
+    static func arguments(_ args: [JSONValue]) throws(ButtonsError) -> [String] {
+        guard args.count <= 32 else { throw ButtonsError.invalid("script.args", "script.args holds at most 32 arguments") }
+        return try args.enumerated().map { (i, arg) throws(ButtonsError) -> String in
+            guard case .string(let text) = arg else { throw ButtonsError.badRequest("script.args[\(i)] must be a string", field: "script.args[\(i)]") }
             guard text.utf8.count <= 1024, !text.utf8.contains(0) else {
-                throw HTTPError.invalid("script.args[\(i)]", "script.args[\(i)] must be at most 1024 bytes with no NUL")
+                throw ButtonsError.invalid("script.args[\(i)]", "script.args[\(i)] must be at most 1024 bytes with no NUL")
             }
             return text
         }
     }
 
-    static func validate(url: String) throws(HTTPError) {
-        guard url.utf8.count <= 2048 else { throw HTTPError.invalid("webhook.url", "webhook.url is longer than 2048 characters") }
+    static func validate(url: String) throws(ButtonsError) {
+        guard url.utf8.count <= 2048 else { throw ButtonsError.invalid("webhook.url", "webhook.url is longer than 2048 characters") }
         guard !url.contains(where: { $0.isWhitespace || $0 == "\0" }), let parts = URLComponents(string: url),
             let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty
-        else { throw HTTPError.invalid("webhook.url", "webhook.url must be an absolute http:// or https:// URL") }
+        else { throw ButtonsError.invalid("webhook.url", "webhook.url must be an absolute http:// or https:// URL") }
         guard scheme == "http" || scheme == "https" else {
-            throw HTTPError.invalid("webhook.url", "webhook.url must use http or https, not \(scheme)")
+            throw ButtonsError.invalid("webhook.url", "webhook.url must use http or https, not \(scheme)")
         }
         guard parts.user == nil && parts.password == nil else {
-            throw HTTPError.invalid("webhook.url", "webhook.url must not carry a user or password; send credentials in headers")
+            throw ButtonsError.invalid("webhook.url", "webhook.url must not carry a user or password; send credentials in headers")
         }
     }
 
-    static func headers(_ fields: inout Fields) throws(HTTPError) -> [String: String] {
+    static func headers(_ fields: inout Fields) throws(ButtonsError) -> [String: String] {
         guard let object = try fields.object("headers") else { return [:] }
         var headers: [String: String] = [:]
         var reader = object
@@ -224,35 +225,35 @@ struct HandlerDefinition: Sendable, Equatable {
             let token = name.utf8.allSatisfy { b in
                 (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || Array("!#$%&'*+-.^_`|~".utf8).contains(b)
             }
-            guard !name.isEmpty, name.utf8.count <= 128, token else { throw HTTPError.invalid(path, "header name '\(name.prefix(64))' is not valid") }
+            guard !name.isEmpty, name.utf8.count <= 128, token else { throw ButtonsError.invalid(path, "header name '\(name.prefix(64))' is not valid") }
             let lower = name.lowercased()
             guard !forbiddenHeaders.contains(lower), !lower.hasPrefix("webhook-") else {
-                throw HTTPError.invalid(path, "header '\(name)' is set by buttond and cannot be configured")
+                throw ButtonsError.invalid(path, "header '\(name)' is set by buttond and cannot be configured")
             }
             guard let value = try reader.string(name, maxLength: 4096) else { continue }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPError.invalid(path, "header '\(name)' must not contain CR, LF or NUL")
+                throw ButtonsError.invalid(path, "header '\(name)' must not contain CR, LF or NUL")
             }
             headers[name] = value
         }
-        guard headers.count <= 32 else { throw HTTPError.invalid("webhook.headers", "at most 32 headers") }
+        guard headers.count <= 32 else { throw ButtonsError.invalid("webhook.headers", "at most 32 headers") }
         return headers
     }
 
-    static func validate(script name: String, in dir: String) throws(HTTPError) {
+    static func validate(script name: String, in dir: String) throws(ButtonsError) {
         let bytes = Array(name.utf8)
         let safe = !bytes.isEmpty && bytes[0] != UInt8(ascii: ".") && bytes.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
         }
         guard safe else {
-            throw HTTPError.invalid("script.name", "script.name must be a file name in the scripts directory (letters, digits, . _ -; no / or ..)")
+            throw ButtonsError.invalid("script.name", "script.name must be a file name in the scripts directory (letters, digits, . _ -; no / or ..)")
         }
         var info = stat()
         let path = dir + "/" + name
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw HTTPError.invalid("script.name", "no regular file '\(name)' in the scripts directory")
+            throw ButtonsError.invalid("script.name", "no regular file '\(name)' in the scripts directory")
         }
-        guard access(path, X_OK) == 0 else { throw HTTPError.invalid("script.name", "'\(name)' is not executable") }
+        guard access(path, X_OK) == 0 else { throw ButtonsError.invalid("script.name", "'\(name)' is not executable") }
     }
 
     var json: JSONValue { json(redactingHeaders: false) }

@@ -1,3 +1,4 @@
+import Buttons
 import ButtonEngine
 import ButtonStore
 import Delivery
@@ -9,7 +10,7 @@ import Synchronization
 
 /// Every handler, indexed by owner so matching an event is a dictionary lookup on the hot
 /// path; kept in step with SQLite. Secrets live here and in the store, never in responses.
-final class HandlerRegistry: Sendable {
+final class HandlerRegistry: DeliveryRules {
     private struct Entry {
         var definition: HandlerDefinition
         var secret: String?
@@ -49,7 +50,7 @@ final class HandlerRegistry: Sendable {
         }
     }
 
-    private func save(_ entry: Entry) throws(HTTPError) {
+    private func save(_ entry: Entry) throws(ButtonsError) {
         let config = String(decoding: JSONWriter.encode(entry.definition.json), as: UTF8.self)
         do {
             try store.upsertHandler(
@@ -67,16 +68,16 @@ final class HandlerRegistry: Sendable {
 
     var all: [HandlerDefinition] { tables.withLock { t in t.byID.values.sorted { $0.position < $1.position }.map(\.definition) } }
 
-    func get(_ id: String) throws(HTTPError) -> HandlerDefinition {
-        guard let definition = tables.withLock({ $0.byID[id]?.definition }) else { throw HTTPError.notFound("no handler with id '\(id)'") }
+    func get(_ id: String) throws(ButtonsError) -> HandlerDefinition {
+        guard let definition = tables.withLock({ $0.byID[id]?.definition }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         return definition
     }
 
     /// Adds a handler; a webhook gets a new secret, returned this once.
-    func add(_ definition: HandlerDefinition) throws(HTTPError) -> String? {
+    func add(_ definition: HandlerDefinition) throws(ButtonsError) -> String? {
         let count = tables.withLock { $0.byOwner[definition.owner]?.count ?? 0 }
         guard count < Self.maxPerOwner else {
-            throw HTTPError(409, code: "limit_reached", message: "a \(definition.owner.kind) has at most \(Self.maxPerOwner) handlers")
+            throw ButtonsError(.conflict, code: "limit_reached", message: "a \(definition.owner.kind) has at most \(Self.maxPerOwner) handlers")
         }
         var secret: String?
         if case .webhook = definition.action { secret = Signature.newSecret() }
@@ -88,8 +89,8 @@ final class HandlerRegistry: Sendable {
         return secret
     }
 
-    func update(_ id: String, _ change: (inout HandlerDefinition) throws(HTTPError) -> Void) throws(HTTPError) -> HandlerDefinition {
-        guard var entry = tables.withLock({ $0.byID[id] }) else { throw HTTPError.notFound("no handler with id '\(id)'") }
+    func update(_ id: String, _ change: (inout HandlerDefinition) throws(ButtonsError) -> Void) throws(ButtonsError) -> HandlerDefinition {
+        guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         try change(&entry.definition)
         try save(entry)
         let saved = entry
@@ -97,9 +98,9 @@ final class HandlerRegistry: Sendable {
         return entry.definition
     }
 
-    func rotateSecret(_ id: String) throws(HTTPError) -> String {
-        guard var entry = tables.withLock({ $0.byID[id] }) else { throw HTTPError.notFound("no handler with id '\(id)'") }
-        guard case .webhook = entry.definition.action else { throw HTTPError.conflict("not_webhook", "only webhook handlers have a secret") }
+    func rotateSecret(_ id: String) throws(ButtonsError) -> String {
+        guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
+        guard case .webhook = entry.definition.action else { throw ButtonsError.conflict("not_webhook", "only webhook handlers have a secret") }
         let secret = Signature.newSecret()
         entry.secret = secret
         try save(entry)
@@ -108,7 +109,7 @@ final class HandlerRegistry: Sendable {
         return secret
     }
 
-    func delete(_ id: String) throws(HTTPError) {
+    func delete(_ id: String) throws(ButtonsError) {
         _ = try get(id)
         do { _ = try store.deleteHandler(id: id) } catch { throw Registry.storageError(error) }
         tables.withLock { t in
@@ -186,6 +187,6 @@ final class HandlerRegistry: Sendable {
     }
 
     func disable(_ id: String) {
-        _ = try? update(id) { (definition: inout HandlerDefinition) throws(HTTPError) in definition.enabled = false }
+        _ = try? update(id) { (definition: inout HandlerDefinition) throws(ButtonsError) in definition.enabled = false }
     }
 }

@@ -1,3 +1,4 @@
+import Buttons
 import FoundationEssentials
 import Glibc
 import Dispatch
@@ -5,7 +6,7 @@ import Synchronization
 
 /// Counters and histograms for `GET /metrics`, in the Prometheus text format. Gauges (outbox
 /// depth, open streams, buttons) are read when scraped, so they cannot drift.
-final class Metrics: Sendable {
+final class Metrics: CommitObserver {
     struct Histogram {
         static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
         var buckets = [UInt64](repeating: 0, count: bounds.count)
@@ -44,6 +45,11 @@ final class Metrics: Sendable {
             s.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
             s.requestDuration.observe(seconds)
         }
+    }
+
+    func committed(_ events: [ControlEvent], answers: Int) {
+        self.events(events.map(\.type.rawValue))
+        commit(calls: answers)
     }
 
     func events(_ types: [String]) {

@@ -1,3 +1,4 @@
+import Buttons
 import ButtonStore
 import Delivery
 import FoundationEssentials
@@ -20,25 +21,25 @@ struct RegistryConfig {
         ]
     }
 
-    static func parse(_ json: JSONValue, scriptsDir: String?, maxButtons: Int = .max) throws(HTTPError) -> RegistryConfig {
+    static func parse(_ json: JSONValue, scriptsDir: String?, maxButtons: Int = .max) throws(ButtonsError) -> RegistryConfig {
         var fields = try Fields(json)
         var config = RegistryConfig()
         // A config always names its buttons: an empty body must not wipe the registry.
         guard let buttons = try fields.array("buttons") else {
-            throw HTTPError.invalid("buttons", "buttons is required (an empty list removes every button)")
+            throw ButtonsError.invalid("buttons", "buttons is required (an empty list removes every button)")
         }
         guard buttons.count <= maxButtons else {
-            throw HTTPError.invalid("buttons", "the registry holds at most \(maxButtons) buttons")
+            throw ButtonsError.invalid("buttons", "the registry holds at most \(maxButtons) buttons")
         }
         for (i, item) in buttons.enumerated() {
-            do throws(HTTPError) {
+            do throws(ButtonsError) {
                 config.buttons.append(try ButtonDefinition.create(from: item))
             } catch {
                 throw Self.prefixed(error, "buttons[\(i)]")
             }
         }
         for (i, item) in (try fields.array("sheets") ?? []).enumerated() {
-            do throws(HTTPError) {
+            do throws(ButtonsError) {
                 config.sheets.append(try SheetDefinition.create(from: item))
             } catch {
                 throw Self.prefixed(error, "sheets[\(i)]")
@@ -46,26 +47,26 @@ struct RegistryConfig {
         }
         let buttonIDs = Set(config.buttons.map(\.id))
         let sheetOptions = Dictionary(config.sheets.map { ($0.id, $0.options.map(\.id)) }, uniquingKeysWith: { a, _ in a })
-        guard buttonIDs.count == config.buttons.count else { throw HTTPError.invalid("buttons", "button ids must be unique") }
-        guard sheetOptions.count == config.sheets.count else { throw HTTPError.invalid("sheets", "sheet ids must be unique") }
+        guard buttonIDs.count == config.buttons.count else { throw ButtonsError.invalid("buttons", "button ids must be unique") }
+        guard sheetOptions.count == config.sheets.count else { throw ButtonsError.invalid("sheets", "sheet ids must be unique") }
         for (i, item) in (try fields.array("handlers") ?? []).enumerated() {
-            do throws(HTTPError) {
+            do throws(ButtonsError) {
                 var owner: HandlerDefinition.Owner
                 var context = HandlerDefinition.Context(scriptsDir: scriptsDir, envelope: true)
                 if case .string(let id)? = item["button"] {
-                    guard buttonIDs.contains(id) else { throw HTTPError.invalid("button", "no button '\(id)' in this config") }
+                    guard buttonIDs.contains(id) else { throw ButtonsError.invalid("button", "no button '\(id)' in this config") }
                     owner = .button(id)
                 } else if case .string(let id)? = item["sheet"] {
-                    guard let options = sheetOptions[id] else { throw HTTPError.invalid("sheet", "no sheet '\(id)' in this config") }
+                    guard let options = sheetOptions[id] else { throw ButtonsError.invalid("sheet", "no sheet '\(id)' in this config") }
                     owner = .sheet(id)
                     context.sheetOptions = options
                 } else {
-                    throw HTTPError.invalid("button", "a handler names its button or sheet")
+                    throw ButtonsError.invalid("button", "a handler names its button or sheet")
                 }
                 var handler = try HandlerDefinition.create(from: item, owner: owner, context: context)
                 if case .string(let id)? = item["id"] {
                     guard id.hasPrefix("hdl_"), Names.isValid(String(id.dropFirst(4))) else {
-                        throw HTTPError.invalid("id", "a handler id looks like hdl_abc123")
+                        throw ButtonsError.invalid("id", "a handler id looks like hdl_abc123")
                     }
                     handler.id = id
                 }
@@ -76,14 +77,14 @@ struct RegistryConfig {
         }
         let perOwner = Dictionary(grouping: config.handlers, by: \.owner)
         if let (owner, list) = perOwner.first(where: { $0.value.count > HandlerRegistry.maxPerOwner }) {
-            throw HTTPError.invalid(
+            throw ButtonsError.invalid(
                 "handlers", "\(owner.kind) '\(owner.name)' has \(list.count) handlers; at most \(HandlerRegistry.maxPerOwner)")
         }
         try fields.finish()
         return config
     }
 
-    private static func prefixed(_ error: HTTPError, _ prefix: String) -> HTTPError {
+    private static func prefixed(_ error: ButtonsError, _ prefix: String) -> ButtonsError {
         var error = error
         if case .string(let field)? = error.details["field"] { error.details["field"] = .string("\(prefix).\(field)") }
         error.message = "\(prefix): \(error.message)"
@@ -92,7 +93,7 @@ struct RegistryConfig {
 
     /// Replaces the registry with this config. Webhook handlers that are new get new secrets,
     /// returned here once; handlers that keep their id keep their secret.
-    func replace(registry: Registry, handlers: HandlerRegistry) throws(HTTPError) -> [String: String] {
+    func replace(registry: Registry, handlers: HandlerRegistry) throws(ButtonsError) -> [String: String] {
         var newSecrets: [String: String] = [:]
         var stored: [StoredHandler] = []
         for (position, handler) in self.handlers.enumerated() {
@@ -120,7 +121,7 @@ struct RegistryConfig {
     }
 
     /// `--config FILE` at start: adds what is missing, leaves what exists as it is.
-    func seed(registry: Registry, handlers: HandlerRegistry) throws(HTTPError) {
+    func seed(registry: Registry, handlers: HandlerRegistry) throws(ButtonsError) {
         for button in buttons where (try? registry.button(button.id)) == nil { _ = try registry.createButton(button) }
         for sheet in sheets where (try? registry.sheet(sheet.id)) == nil { _ = try registry.createSheet(sheet) }
         for handler in self.handlers where (try? handlers.get(handler.id)) == nil { _ = try handlers.add(handler) }
@@ -136,7 +137,7 @@ extension API {
         }
         router.put("/api/v1/config") { request in
             let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir, maxButtons: maxButtons)
-            let secrets = try sequencer.exclusive { () throws(HTTPError) in try config.replace(registry: registry, handlers: handlers) }
+            let secrets = try sequencer.exclusive { () throws(ButtonsError) in try config.replace(registry: registry, handlers: handlers) }
             guard case .object(var object) = RegistryConfig.export(registry: registry, handlers: handlers) else { return .noContent }
             object["secrets"] = .object(secrets.mapValues { .string($0) })
             return .json(.object(object))

@@ -1,3 +1,4 @@
+import Buttons
 import MicroHTTP
 
 /// Event history and the live server-sent event stream.

@@ -1,3 +1,4 @@
+import Buttons
 import ButtonEngine
 import ButtonStore
 import Delivery
@@ -24,7 +25,7 @@ extension API {
         return .object(object)
     }
 
-    func context(for owner: HandlerDefinition.Owner) throws(HTTPError) -> HandlerDefinition.Context {
+    func context(for owner: HandlerDefinition.Owner) throws(ButtonsError) -> HandlerDefinition.Context {
         switch owner {
         case .button(let id):
             _ = try registry.button(id)
@@ -35,10 +36,10 @@ extension API {
         }
     }
 
-    func delivery(_ id: String) throws(HTTPError) -> OutboxRow {
+    func delivery(_ id: String) throws(ButtonsError) -> OutboxRow {
         let row: OutboxRow?
         do { row = try registry.store.outbox(id: id) } catch { throw Registry.storageError(error) }
-        guard let row else { throw HTTPError.notFound("no delivery with id '\(id)'") }
+        guard let row else { throw ButtonsError.notFound("no delivery with id '\(id)'") }
         return row
     }
 
@@ -72,7 +73,7 @@ extension API {
             let body = try request.json()
             let current = try handlers.get(request.parameter("hid"))
             let context = try api.context(for: current.owner)
-            let updated = try handlers.update(current.id) { (definition: inout HandlerDefinition) throws(HTTPError) in
+            let updated = try handlers.update(current.id) { (definition: inout HandlerDefinition) throws(ButtonsError) in
                 try definition.patch(with: body, context: context)
             }
             if updated.enabled { dispatcher.wake() }
@@ -109,7 +110,7 @@ extension API {
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
             let status = request.query["status"]
             if let status, !Self.deliveryStatuses.contains(status) {
-                throw HTTPError.invalid("status", "status must be one of \(Self.deliveryStatuses.sorted().joined(separator: ", "))")
+                throw ButtonsError.invalid("status", "status must be one of \(Self.deliveryStatuses.sorted().joined(separator: ", "))")
             }
             let rows: [OutboxRow]
             do { rows = try store.deliveries(handler: request.query["handler"], status: status, limit: limit) } catch {
@@ -121,7 +122,7 @@ extension API {
             let row = try api.delivery(request.parameter("did"))
             let attempts: [StoredAttempt]
             do { attempts = try store.attempts(delivery: row.id) } catch { throw Registry.storageError(error) }
-            guard case .object(var object) = Self.deliveryJSON(row) else { throw HTTPError.notFound("no delivery") }
+            guard case .object(var object) = Self.deliveryJSON(row) else { throw ButtonsError.notFound("no delivery") }
             object["attempts"] = .array(attempts.map(Self.attemptJSON))
             object["event"] = (try? JSONParser.parse(row.body)) ?? .null
             return .json(.object(object))
@@ -129,7 +130,7 @@ extension API {
         router.post("/api/v1/deliveries/{did}/redeliver") { request in
             var row = try api.delivery(request.parameter("did"))
             guard row.status != "in_flight" else {
-                throw HTTPError.conflict("in_flight", "delivery '\(row.id)' is being attempted right now")
+                throw ButtonsError.conflict("in_flight", "delivery '\(row.id)' is being attempted right now")
             }
             let wasFinal = row.status != "pending"
             row.status = "pending"

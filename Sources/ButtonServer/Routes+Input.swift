@@ -1,3 +1,4 @@
+import Buttons
 import ButtonEngine
 import MicroHTTP
 
@@ -32,35 +33,35 @@ extension API {
         sequencer.submit(operation) { result in
             switch result {
             case .success(let events): pending.complete(eventsResponse(events))
-            case .failure(let error): pending.complete(error.response)
+            case .failure(let error): pending.complete(error.httpError.response)
             }
         }
         return .pending(pending)
     }
 
     /// Reads `pointer` as given by a browser (a number) or a client (a string).
-    static func pointer(_ fields: inout Fields) throws(HTTPError) -> String? {
+    static func pointer(_ fields: inout Fields) throws(ButtonsError) -> String? {
         switch fields.raw("pointer") {
         case nil: return nil
         case .int(let id)?: return String(id)
         case .double(let d)? where d == d.rounded() && abs(d) < 1e15: return String(Int64(d))
         case .string(let s)?:
-            guard s.count <= 64 else { throw HTTPError.invalid(fields.path("pointer"), "pointer is longer than 64 characters") }
+            guard s.count <= 64 else { throw ButtonsError.invalid(fields.path("pointer"), "pointer is longer than 64 characters") }
             return s
         case let other?:
-            throw HTTPError.badRequest("\(fields.path("pointer")) must be a string or an integer, not \(other.typeName)", field: fields.path("pointer"))
+            throw ButtonsError.badRequest("\(fields.path("pointer")) must be a string or an integer, not \(other.typeName)", field: fields.path("pointer"))
         }
     }
 
     /// One input's members (`t`, `inside`, `pointer`) for `kind`.
-    static func input(_ kind: InputKind, _ fields: inout Fields) throws(HTTPError) -> Input {
+    static func input(_ kind: InputKind, _ fields: inout Fields) throws(ButtonsError) -> Input {
         var input = Input(kind, t: try fields.int("t", in: 0...maxT))
         switch kind {
         case .down:
             input.pointer = try pointer(&fields)
         case .move:
             guard let inside = try fields.bool("inside") else {
-                throw HTTPError.invalid(fields.path("inside"), "\(fields.path("inside")) is required for a move")
+                throw ButtonsError.invalid(fields.path("inside"), "\(fields.path("inside")) is required for a move")
             }
             input.inside = inside
             input.pointer = try pointer(&fields)
@@ -94,27 +95,27 @@ extension API {
         }
         router.put("/api/v1/buttons/{id}/state") { request in
             var fields = try Fields(try request.json())
-            guard let face = try fields.int("face", in: 0...1) else { throw HTTPError.invalid("face", "face (0 or 1) is required") }
+            guard let face = try fields.int("face", in: 0...1) else { throw ButtonsError.invalid("face", "face (0 or 1) is required") }
             try fields.finish()
             return Self.answer(.face(button: request.parameter("id"), face: Int(face)), by: sequencer)
         }
         router.post("/api/v1/input") { request in
             guard case .array(let items) = try request.json() else {
-                throw HTTPError.badRequest("the body must be a JSON array of inputs")
+                throw ButtonsError.badRequest("the body must be a JSON array of inputs")
             }
             guard items.count <= Self.maxBatch else {
-                throw HTTPError.invalid("", "a batch holds at most \(Self.maxBatch) inputs")
+                throw ButtonsError.invalid("", "a batch holds at most \(Self.maxBatch) inputs")
             }
             var batch: [Operation.BatchItem] = []
             batch.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                do throws(HTTPError) {
+                do throws(ButtonsError) {
                     var fields = try Fields(item, path: "[\(index)]")
                     guard let button = try fields.name("button") else {
-                        throw HTTPError.invalid(fields.path("button"), "\(fields.path("button")) is required")
+                        throw ButtonsError.invalid(fields.path("button"), "\(fields.path("button")) is required")
                     }
                     guard let kind = try fields.choice("type", InputKind.self) else {
-                        throw HTTPError.invalid(fields.path("type"), "\(fields.path("type")) is required (down, move, up or cancel)")
+                        throw ButtonsError.invalid(fields.path("type"), "\(fields.path("type")) is required (down, move, up or cancel)")
                     }
                     let input = try Self.input(kind, &fields)
                     try fields.finish()

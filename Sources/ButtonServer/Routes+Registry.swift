@@ -1,3 +1,4 @@
+import Buttons
 import ButtonEngine
 import MicroHTTP
 
@@ -41,7 +42,7 @@ extension API {
         let handlers = self.handlers
         router.delete("/api/v1/buttons/{id}") { request in
             let id = request.parameter("id")
-            try sequencer.exclusive { () throws(HTTPError) in try registry.deleteButton(id) }
+            try sequencer.exclusive { () throws(ButtonsError) in try registry.deleteButton(id) }
             handlers.removeOwner(.button(request.parameter("id")))
             return .noContent
         }
@@ -66,7 +67,7 @@ extension API {
         }
         router.delete("/api/v1/sheets/{id}") { request in
             let id = request.parameter("id")
-            try sequencer.exclusive { () throws(HTTPError) in try registry.deleteSheet(id) }
+            try sequencer.exclusive { () throws(ButtonsError) in try registry.deleteSheet(id) }
             handlers.removeOwner(.sheet(request.parameter("id")))
             return .noContent
         }

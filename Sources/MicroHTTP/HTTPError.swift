@@ -59,3 +59,9 @@ public struct HTTPError: Error, Sendable, Equatable {
         return response
     }
 }
+
+/// An error of another layer that knows its HTTP rendering: the router answers with it as it
+/// does with an `HTTPError`.
+public protocol HTTPErrorConvertible: Error {
+    var httpError: HTTPError { get }
+}

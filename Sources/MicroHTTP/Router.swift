@@ -104,6 +104,8 @@ public struct Router: Sendable {
             return try handler(request)
         } catch let error as HTTPError {
             return error.response
+        } catch let error as any HTTPErrorConvertible {
+            return error.httpError.response
         } catch {
             return HTTPError(500, code: "internal", message: "internal error").response
         }

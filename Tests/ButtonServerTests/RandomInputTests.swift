@@ -3,9 +3,10 @@ import MicroHTTP
 import Testing
 
 @testable import ButtonServer
+@testable import Buttons
 
 /// Seeded random bytes and mutated JSON through the real parsing and validation paths and
-/// the router: every outcome must be a response or an `HTTPError` below 500, never a crash.
+/// the router: every outcome must be a response or an error rendered below 500, never a crash.
 @Suite("Random input through parsing, validation and routing")
 struct RandomInputTests {
     struct SplitMix {
@@ -53,12 +54,12 @@ struct RandomInputTests {
                 ? (0..<random.below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
                 : Self.mutate(Self.seeds[random.below(Self.seeds.count)], &random)
             guard let json = try? JSONParser.parse(bytes) else { continue }
-            do { _ = try ButtonDefinition.create(from: json) } catch { #expect(error.status < 500) }
-            do { _ = try SheetDefinition.create(from: json) } catch { #expect(error.status < 500) }
+            do { _ = try ButtonDefinition.create(from: json) } catch { #expect(error.httpError.status < 500) }
+            do { _ = try SheetDefinition.create(from: json) } catch { #expect(error.httpError.status < 500) }
             do {
                 _ = try HandlerDefinition.create(from: json, owner: .button("a"), context: .init(scriptsDir: "/nonexistent"))
-            } catch { #expect(error.status < 500) }
-            do { _ = try RegistryConfig.parse(json, scriptsDir: nil) } catch { #expect(error.status < 500) }
+            } catch { #expect(error.httpError.status < 500) }
+            do { _ = try RegistryConfig.parse(json, scriptsDir: nil) } catch { #expect(error.httpError.status < 500) }
         }
     }
 

@@ -1,33 +1,31 @@
 import ButtonEngine
-import FoundationEssentials
 import Glibc
-import Dispatch
-import MicroHTTP
+import JSON
 
 /// A control event as clients see it everywhere (responses, stream, history, webhooks,
 /// scripts): the engine's gesture event plus its source, a unique id and its `seq`.
 /// Serialized once, by hand, into `json`; every consumer reuses those bytes.
-struct ControlEvent: Sendable {
-    enum Source: Sendable, Equatable {
+package struct ControlEvent: Sendable {
+    package enum Source: Sendable, Equatable {
         case button(String)
         case sheet(String)
 
-        var name: String {
+        package var name: String {
             switch self {
             case .button(let id), .sheet(let id): id
             }
         }
     }
 
-    var seq: Int64
-    var id: String
-    var type: EventType
-    var source: Source
-    var t: Int64
-    var data: EventData
-    var json: [UInt8]
+    package var seq: Int64
+    package var id: String
+    package var type: EventType
+    package var source: Source
+    package var t: Int64
+    package var data: EventData
+    package var json: [UInt8]
 
-    init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source) {
+    package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source) {
         self.seq = seq
         self.id = idPrefix + String(seq, radix: 36)
         self.type = gesture.type
@@ -83,13 +81,13 @@ struct ControlEvent: Sendable {
 }
 
 /// Epoch milliseconds ↔ the ISO-8601 UTC text of `at`, without Foundation's formatters.
-enum Timestamp {
-    static func iso8601(milliseconds: Int64) -> String {
+package enum Timestamp {
+    package static func iso8601(milliseconds: Int64) -> String {
         String(decoding: iso8601Bytes(milliseconds: milliseconds), as: UTF8.self)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes, with no intermediate strings (it is on the hot path).
-    static func iso8601Bytes(milliseconds: Int64) -> [UInt8] {
+    package static func iso8601Bytes(milliseconds: Int64) -> [UInt8] {
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(ms)) / 1000
         var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
@@ -130,7 +128,7 @@ enum Timestamp {
     }
 
     /// Now, in Unix epoch milliseconds.
-    static func now() -> Int64 {
+    package static func now() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000

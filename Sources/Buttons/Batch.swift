@@ -4,47 +4,47 @@ import ButtonStore
 /// What one sequencer turn has decided but not yet written: the machines it changed (copies;
 /// the slots keep the committed ones until the write succeeds), the events numbered from
 /// `firstSeq`, their deliveries, and which caller gets which events.
-struct Batch {
-    struct Answer {
+package struct Batch {
+    package struct Answer {
         var events: Range<Int>
         var reply: Sequencer.Reply
     }
 
-    let firstSeq: Int64
-    var buttons: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
-    var sheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine)] = [:]
-    var events: [ControlEvent] = []
-    var outbox: [OutboxRow] = []
-    var answers: [Answer] = []
+    package let firstSeq: Int64
+    package var buttons: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
+    package var sheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine)] = [:]
+    package var events: [ControlEvent] = []
+    package var outbox: [OutboxRow] = []
+    package var answers: [Answer] = []
     /// Buttons whose timers fired in this batch (re-tried if the write fails).
-    var fired: [ButtonSlot] = []
+    package var fired: [ButtonSlot] = []
 
-    init(firstSeq: Int64) {
+    package init(firstSeq: Int64) {
         self.firstSeq = firstSeq
     }
 
-    var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && events.isEmpty }
+    package var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && events.isEmpty }
 
     /// The button's machine as this batch has left it so far.
-    func machine(of slot: ButtonSlot) -> ButtonMachine {
+    package func machine(of slot: ButtonSlot) -> ButtonMachine {
         buttons[ObjectIdentifier(slot)]?.machine ?? slot.machine
     }
 
-    func machine(of slot: SheetSlot) -> SheetMachine {
+    package func machine(of slot: SheetSlot) -> SheetMachine {
         sheets[ObjectIdentifier(slot)]?.machine ?? slot.machine
     }
 
-    mutating func keep(_ machine: ButtonMachine, of slot: ButtonSlot) {
+    package mutating func keep(_ machine: ButtonMachine, of slot: ButtonSlot) {
         buttons[ObjectIdentifier(slot)] = (slot, machine)
     }
 
-    mutating func keep(_ machine: SheetMachine, of slot: SheetSlot) {
+    package mutating func keep(_ machine: SheetMachine, of slot: SheetSlot) {
         sheets[ObjectIdentifier(slot)] = (slot, machine)
     }
 
     /// Numbers and appends events; returns their positions in `events`.
     @discardableResult
-    mutating func append(_ gestures: [(GestureEvent, ControlEvent.Source)], idPrefix: String) -> Range<Int> {
+    package mutating func append(_ gestures: [(GestureEvent, ControlEvent.Source)], idPrefix: String) -> Range<Int> {
         let start = events.count
         for (gesture, source) in gestures {
             events.append(ControlEvent(seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source))
@@ -53,12 +53,12 @@ struct Batch {
     }
 
     /// Takes back the events appended since `count` (an operation refused after applying).
-    mutating func dropEvents(after count: Int) {
+    package mutating func dropEvents(after count: Int) {
         events.removeSubrange(count...)
     }
 
     /// The states to write: every button this batch touched, as it leaves it.
-    var states: [ButtonStateChange] {
+    package var states: [ButtonStateChange] {
         buttons.values.map { entry in
             let state = entry.machine.state
             return ButtonStateChange(

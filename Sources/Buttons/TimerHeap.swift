@@ -1,21 +1,21 @@
 /// Real-time deadlines (server clock, ms) of button timers: long press, repeat, end of a
 /// tap series, max hold. A min-heap owned by the sequencer thread, so it needs no lock.
 /// An entry whose slot was re-armed since is stale and simply fires nothing.
-struct TimerHeap {
-    struct Entry {
+package struct TimerHeap {
+    package struct Entry {
         var at: Int64
         var slot: ButtonSlot
     }
 
     private var heap: [Entry] = []
 
-    var isEmpty: Bool { heap.isEmpty }
+    package var isEmpty: Bool { heap.isEmpty }
 
     /// The earliest deadline, if any.
-    var next: Int64? { heap.first?.at }
+    package var next: Int64? { heap.first?.at }
 
     /// Asks for `slot` to be visited at `at` unless it already will be by then.
-    mutating func schedule(_ slot: ButtonSlot, at: Int64) {
+    package mutating func schedule(_ slot: ButtonSlot, at: Int64) {
         if let current = slot.scheduledAt, current <= at { return }
         slot.scheduledAt = at
         heap.append(Entry(at: at, slot: slot))
@@ -23,7 +23,7 @@ struct TimerHeap {
     }
 
     /// Removes and returns every slot due at or before `now`, earliest first (each once).
-    mutating func popDue(now: Int64) -> [ButtonSlot] {
+    package mutating func popDue(now: Int64) -> [ButtonSlot] {
         var due: [ButtonSlot] = []
         while let first = heap.first, first.at <= now {
             let entry = popFirst()

@@ -1,9 +1,9 @@
 import ButtonEngine
 import ButtonStore
-import MicroHTTP
+import JSON
 
 /// One request's worth of input, as the sequencer applies it.
-enum Operation: Sendable {
+package enum Operation: Sendable {
     /// One input for one button.
     case input(button: String, Input)
     /// A down, `holdMs` of holding, and the up.
@@ -14,37 +14,42 @@ enum Operation: Sendable {
     case face(button: String, face: Int)
     case sheet(String, SheetAction, t: Int64?)
 
-    struct BatchItem: Sendable {
-        var button: String
-        var input: Input
+    package struct BatchItem: Sendable {
+        package var button: String
+        package var input: Input
+
+        package init(button: String, input: Input) {
+            self.button = button
+            self.input = input
+        }
     }
 
-    enum SheetAction: Sendable {
+    package enum SheetAction: Sendable {
         case open, cancel
         case choose(JSONValue)
     }
 }
 
 extension Sequencer {
-    static func conflict(_ error: InputError, index: Int? = nil) -> HTTPError {
-        var http = HTTPError(409, code: error.code, message: error.message)
+    package static func conflict(_ error: InputError, index: Int? = nil) -> ButtonsError {
+        var http = ButtonsError.conflict(error.code, error.message)
         if let index { http.details["index"] = .int(Int64(index)) }
         return http
     }
 
-    private func button(_ id: String) throws(HTTPError) -> ButtonSlot {
+    private func button(_ id: String) throws(ButtonsError) -> ButtonSlot {
         let slot = try registry.button(id)
-        guard !slot.removed else { throw HTTPError.notFound("no button named '\(id)'") }
+        guard !slot.removed else { throw ButtonsError.notFound("no button named '\(id)'") }
         return slot
     }
 
     /// Applies `operation` to the batch's machines. Refused (unknown button, engine error,
     /// full delivery queue): answered now, the batch unchanged. Accepted: answered when the
     /// batch is committed, with its own events.
-    func apply(_ operation: Operation, reply: @escaping Reply, to batch: inout Batch) {
+    package func apply(_ operation: Operation, reply: @escaping Reply, to batch: inout Batch) {
         let now = clock.now()
         let mark = batch.events.count
-        do throws(HTTPError) {
+        do throws(ButtonsError) {
             var buttons: [(ButtonSlot, ButtonMachine)] = []
             var sheet: (SheetSlot, SheetMachine)?
             var gestures: [(GestureEvent, ControlEvent.Source)] = []
@@ -72,7 +77,7 @@ extension Sequencer {
                 var order: [String] = []
                 for (index, item) in items.enumerated() {
                     if machines[item.button] == nil {
-                        do throws(HTTPError) {
+                        do throws(ButtonsError) {
                             let slot = try button(item.button)
                             machines[item.button] = (slot, batch.machine(of: slot))
                             order.append(item.button)
@@ -94,14 +99,14 @@ extension Sequencer {
             case .face(let id, let face):
                 let slot = try button(id)
                 guard slot.definition.config.kind == .toggle else {
-                    throw HTTPError.conflict("not_toggle", "button '\(id)' is a push button; only toggles have faces")
+                    throw ButtonsError.conflict("not_toggle", "button '\(id)' is a push button; only toggles have faces")
                 }
                 var machine = batch.machine(of: slot)
                 gestures = machine.setFace(face, now: now).map { ($0, .button(id)) }
                 buttons.append((slot, machine))
             case .sheet(let id, let action, let t):
                 let slot = try registry.sheet(id)
-                guard !slot.removed else { throw HTTPError.notFound("no sheet named '\(id)'") }
+                guard !slot.removed else { throw ButtonsError.notFound("no sheet named '\(id)'") }
                 var machine = batch.machine(of: slot)
                 let t = t ?? now
                 let produced: [GestureEvent]
@@ -117,7 +122,7 @@ extension Sequencer {
             let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
             if !rows.isEmpty && dispatcher.depth + batch.outbox.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)
-                throw HTTPError.unavailable(
+                throw ButtonsError.unavailable(
                     "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
             }
             for (slot, machine) in buttons { batch.keep(machine, of: slot) }
@@ -131,17 +136,17 @@ extension Sequencer {
 
     private static func choose(
         _ option: JSONValue, on machine: inout SheetMachine, t: Int64, sheet id: String
-    ) throws(HTTPError) -> [GestureEvent] {
+    ) throws(ButtonsError) -> [GestureEvent] {
         do {
             switch option {
             case .string(let name): return try machine.choose(option: name, t: t)
             case .int(let index): return try machine.choose(index: Int(clamping: index), t: t)
-            default: throw HTTPError.badRequest("option must be an option id or an index", field: "option")
+            default: throw ButtonsError.badRequest("option must be an option id or an index", field: "option")
             }
-        } catch let error as HTTPError {
+        } catch let error as ButtonsError {
             throw error
         } catch {
-            throw HTTPError.invalid("option", "sheet '\(id)' has no option \(String(decoding: JSONWriter.encode(option), as: UTF8.self))")
+            throw ButtonsError.invalid("option", "sheet '\(id)' has no option \(String(decoding: JSONWriter.encode(option), as: UTF8.self))")
         }
     }
 }

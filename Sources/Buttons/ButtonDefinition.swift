@@ -1,58 +1,58 @@
 import ButtonEngine
-import MicroHTTP
+import JSON
 
 /// A button as the registry knows it: the engine's timing config plus what the panel shows
 /// (label, faces, flip animation, grid place). Parsed from and rendered to the API's JSON.
-struct ButtonDefinition: Sendable, Equatable {
-    struct Face: Sendable, Equatable {
-        var label: String
-        var color: String?
+package struct ButtonDefinition: Sendable, Equatable {
+    package struct Face: Sendable, Equatable {
+        package var label: String
+        package var color: String?
     }
 
-    enum Transition: String, CaseIterable, Sendable {
+    package enum Transition: String, CaseIterable, Sendable {
         case flipFromLeft = "flip-from-left", flipFromRight = "flip-from-right", curlUp = "curl-up"
         case curlDown = "curl-down", crossDissolve = "cross-dissolve", none
     }
 
-    enum Curve: String, CaseIterable, Sendable {
+    package enum Curve: String, CaseIterable, Sendable {
         case easeInOut = "ease-in-out", easeIn = "ease-in", easeOut = "ease-out", linear
     }
 
-    struct Flip: Sendable, Equatable {
-        var transition: Transition = .flipFromLeft
-        var curve: Curve = .easeInOut
-        var durationMs: Int64 = 400
+    package struct Flip: Sendable, Equatable {
+        package var transition: Transition = .flipFromLeft
+        package var curve: Curve = .easeInOut
+        package var durationMs: Int64 = 400
     }
 
-    var id: String
-    var label: String
-    var config = ButtonConfig()
-    var faces: [Face] = Self.defaultFaces
-    var flip = Flip()
-    var order: Int64?
-    var group: String?
+    package var id: String
+    package var label: String
+    package var config = ButtonConfig()
+    package var faces: [Face] = Self.defaultFaces
+    package var flip = Flip()
+    package var order: Int64?
+    package var group: String?
 
-    static let defaultFaces = [Face(label: "Off"), Face(label: "On")]
+    package static let defaultFaces = [Face(label: "Off"), Face(label: "On")]
 
     /// A new button from a create body (`id` required).
-    static func create(from json: JSONValue) throws(HTTPError) -> ButtonDefinition {
+    package static func create(from json: JSONValue) throws(ButtonsError) -> ButtonDefinition {
         var fields = try Fields(json)
-        guard let id = try fields.name("id") else { throw HTTPError.invalid("id", "id is required") }
+        guard let id = try fields.name("id") else { throw ButtonsError.invalid("id", "id is required") }
         var definition = ButtonDefinition(id: id, label: id)
         try definition.apply(&fields)
         return definition
     }
 
     /// Applies a PATCH body: only the members given change.
-    mutating func patch(with json: JSONValue) throws(HTTPError) {
+    package mutating func patch(with json: JSONValue) throws(ButtonsError) {
         var fields = try Fields(json)
         if let id = try fields.name("id"), id != self.id {
-            throw HTTPError.invalid("id", "a button's id cannot change")
+            throw ButtonsError.invalid("id", "a button's id cannot change")
         }
         try apply(&fields)
     }
 
-    private mutating func apply(_ fields: inout Fields) throws(HTTPError) {
+    private mutating func apply(_ fields: inout Fields) throws(ButtonsError) {
         fields.ignore("state")
         if let label = try fields.string("label", maxLength: 64) { self.label = label }
         if let kind = try fields.choice("kind", ButtonKind.self) { config.kind = kind }
@@ -60,21 +60,21 @@ struct ButtonDefinition: Sendable, Equatable {
         if let v = try fields.int("multiTapMs", in: 50...5_000) { config.multiTapMs = v }
         if let v = try fields.int("maxTaps", in: 1...5) { config.maxTaps = Int(v) }
         if let v = try fields.int("repeatMs", in: 0...60_000) {
-            guard v == 0 || v >= 50 else { throw HTTPError.invalid("repeatMs", "repeatMs must be 0 (off) or between 50 and 60000") }
+            guard v == 0 || v >= 50 else { throw ButtonsError.invalid("repeatMs", "repeatMs must be 0 (off) or between 50 and 60000") }
             config.repeatMs = v
         }
         if let v = try fields.int("maxHoldMs", in: 1_000...3_600_000) { config.maxHoldMs = v }
         if let faces = try fields.array("faces") {
-            guard faces.count == 2 else { throw HTTPError.invalid("faces", "faces must have exactly two entries") }
+            guard faces.count == 2 else { throw ButtonsError.invalid("faces", "faces must have exactly two entries") }
             var parsed: [Face] = []
             for (i, face) in faces.enumerated() {
                 var f = try Fields(face, path: "faces[\(i)]")
                 guard let label = try f.string("label", maxLength: 64) else {
-                    throw HTTPError.invalid(f.path("label"), "\(f.path("label")) is required")
+                    throw ButtonsError.invalid(f.path("label"), "\(f.path("label")) is required")
                 }
                 let color = try f.string("color", maxLength: 32)
                 if let color, !Self.isSafeColor(color) {
-                    throw HTTPError.invalid(f.path("color"), "\(f.path("color")) must be a CSS color such as #ff8800 or teal")
+                    throw ButtonsError.invalid(f.path("color"), "\(f.path("color")) must be a CSS color such as #ff8800 or teal")
                 }
                 try f.finish()
                 parsed.append(Face(label: label, color: color))
@@ -93,7 +93,7 @@ struct ButtonDefinition: Sendable, Equatable {
     }
 
     /// Hex colours, rgb()/hsl() forms and names: nothing that could break out of a CSS value.
-    static func isSafeColor(_ color: String) -> Bool {
+    package static func isSafeColor(_ color: String) -> Bool {
         !color.isEmpty && color.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
                 || b == 0x23 || b == 0x28 || b == 0x29 || b == 0x2C || b == 0x2E || b == 0x25 || b == 0x20 || b == 0x2D
@@ -101,7 +101,7 @@ struct ButtonDefinition: Sendable, Equatable {
     }
 
     /// The definition as JSON (what GET shows without `state`, and what the store keeps).
-    var json: JSONValue {
+    package var json: JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "label": .string(label), "kind": .string(config.kind.rawValue),
             "longPressMs": .int(config.longPressMs), "multiTapMs": .int(config.multiTapMs),
@@ -124,7 +124,7 @@ struct ButtonDefinition: Sendable, Equatable {
         return .object(object)
     }
 
-    func json(state: ButtonState) -> JSONValue {
+    package func json(state: ButtonState) -> JSONValue {
         guard case .object(var object) = json else { return json }
         object["state"] = [
             "held": .bool(state.held), "face": .int(Int64(state.face)), "tapCount": .int(Int64(state.tapCount)),

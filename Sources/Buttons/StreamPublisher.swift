@@ -1,5 +1,5 @@
 import ButtonStore
-import MicroHTTP
+import JSON
 import ThreadSupport
 
 /// Sends committed events to the open event streams, in `seq` order, and replays history to
@@ -10,9 +10,9 @@ import ThreadSupport
 /// neither the sequencer nor other clients wait for it, and the stream never overflows.
 /// Each subscriber remembers the last seq it was sent, so the switch from replay to live
 /// events loses nothing and sends nothing twice.
-final class StreamPublisher: @unchecked Sendable {  // all mutable state is guarded by `condition`
+package final class StreamPublisher: @unchecked Sendable {  // all mutable state is guarded by `condition`
     private struct Subscriber {
-        let stream: EventStream
+        let stream: any EventSink
         let source: String?
         /// Every event up to this seq (of this source) has been sent, or was not wanted.
         var sentThrough: Int64
@@ -20,8 +20,8 @@ final class StreamPublisher: @unchecked Sendable {  // all mutable state is guar
     }
 
     /// Events per page of a replay, and the backlog a replay may leave for its client.
-    static let pageSize = 500
-    static let lowWater = 256 * 1024
+    package static let pageSize = 500
+    package static let lowWater = 256 * 1024
 
     private let condition = Condition()
     private let log: EventLog
@@ -32,23 +32,23 @@ final class StreamPublisher: @unchecked Sendable {  // all mutable state is guar
     private var ready: [ObjectIdentifier] = []
     private var stopped = false
 
-    init(log: EventLog, publishedThrough: Int64) {
+    package init(log: EventLog, publishedThrough: Int64) {
         self.log = log
         self.publishedThrough = publishedThrough
     }
 
-    func start() {
+    package func start() {
         startThread(name: "buttond.replay") { [self] in pump() }
     }
 
-    func stop() {
+    package func stop() {
         condition.locked {
             stopped = true
             condition.broadcast()
         }
     }
 
-    var count: Int { condition.locked { subscribers.count } }
+    package var count: Int { condition.locked { subscribers.count } }
 
     private static func message(_ json: [UInt8], seq: Int64) -> [UInt8] {
         var bytes = Array("id: \(seq)\ndata: ".utf8)
@@ -58,7 +58,7 @@ final class StreamPublisher: @unchecked Sendable {  // all mutable state is guar
     }
 
     /// Attaches a stream: live from now on, or first the history after `after`.
-    func subscribe(_ stream: EventStream, after: Int64?, source: String?) {
+    package func subscribe(_ stream: any EventSink, after: Int64?, source: String?) {
         let id = ObjectIdentifier(stream)
         condition.locked {
             subscribers[id] = Subscriber(
@@ -82,7 +82,7 @@ final class StreamPublisher: @unchecked Sendable {  // all mutable state is guar
 
     /// Sends a committed batch to every live stream that wants it. Called by the sequencer
     /// only, in `seq` order.
-    func publish(_ events: [ControlEvent]) {
+    package func publish(_ events: [ControlEvent]) {
         guard let last = events.last else { return }
         condition.locked {
             publishedThrough = last.seq

@@ -1,7 +1,6 @@
 import ButtonEngine
 import ButtonStore
-import Delivery
-import MicroHTTP
+import JSON
 import ThreadSupport
 
 /// The one owner of every button's and sheet's live state. Request threads parse and
@@ -11,10 +10,10 @@ import ThreadSupport
 /// deliveries) in one transaction, and only then keeps the new machines, publishes the
 /// events and answers each caller with exactly its own events. A refused operation (404,
 /// 409, 503) is answered at once and changes nothing.
-final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
-    typealias Reply = @Sendable (Result<[ControlEvent], HTTPError>) -> Void
+package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
+    package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
-    enum Work: Sendable {
+    package enum Work: Sendable {
         case operation(Operation, Reply)
         /// Runs alone on the sequencer thread, after what was queued before it is committed.
         case exclusive(@Sendable () -> Void)
@@ -25,38 +24,38 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
     private var stopped = false
     private var running = false
 
-    let registry: Registry
-    let log: EventLog
-    let publisher: StreamPublisher
-    let handlers: HandlerRegistry
-    let dispatcher: Dispatcher
-    let metrics: Metrics
-    let clock: Clock
+    package let registry: Registry
+    package let log: EventLog
+    package let publisher: StreamPublisher
+    package let handlers: any DeliveryRules
+    package let dispatcher: any DeliveryQueue
+    package let observer: any CommitObserver
+    package let clock: Clock
     /// Undelivered deliveries allowed before input that would add more is refused with 503.
-    let maxQueue: Int
-    var timers = TimerHeap()
+    package let maxQueue: Int
+    package var timers = TimerHeap()
 
-    init(
-        registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: HandlerRegistry,
-        dispatcher: Dispatcher, metrics: Metrics, clock: Clock, maxQueue: Int
+    package init(
+        registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
+        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int
     ) {
         self.registry = registry
         self.log = log
         self.publisher = publisher
         self.handlers = handlers
         self.dispatcher = dispatcher
-        self.metrics = metrics
+        self.observer = observer
         self.clock = clock
         self.maxQueue = maxQueue
     }
 
-    func start() {
+    package func start() {
         condition.locked { running = true }
         startThread(name: "buttond.sequencer") { [self] in run() }
     }
 
     /// Finishes what is queued, then stops the thread.
-    func stop() {
+    package func stop() {
         condition.locked {
             stopped = true
             condition.broadcast()
@@ -66,7 +65,7 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
 
     /// Queues `operation`; `reply` is called once, on the sequencer thread, after its events
     /// are committed (or at once with the error that refused it).
-    func submit(_ operation: Operation, reply: @escaping Reply) {
+    package func submit(_ operation: Operation, reply: @escaping Reply) {
         condition.locked {
             guard running, !stopped else {
                 reply(.failure(.unavailable("the server is shutting down", retryAfter: 5)))
@@ -80,12 +79,12 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
     /// Runs `body` on the sequencer thread, between batches, and waits for it: for the rare
     /// changes of definitions (update, delete, import) that must not interleave with input.
     /// Before `start` (loading) it runs on the caller's thread.
-    func exclusive<T: Sendable>(_ body: @escaping @Sendable () throws(HTTPError) -> T) throws(HTTPError) -> T {
+    package func exclusive<T: Sendable>(_ body: @escaping @Sendable () throws(ButtonsError) -> T) throws(ButtonsError) -> T {
         let done = Condition()
-        nonisolated(unsafe) var result: Result<T, HTTPError>?  // written once by `body`'s thread under `done`
+        nonisolated(unsafe) var result: Result<T, ButtonsError>?  // written once by `body`'s thread under `done`
         let job: @Sendable () -> Void = {
-            let value: Result<T, HTTPError>
-            do throws(HTTPError) { value = .success(try body()) } catch { value = .failure(error) }
+            let value: Result<T, ButtonsError>
+            do throws(ButtonsError) { value = .success(try body()) } catch { value = .failure(error) }
             done.locked {
                 result = value
                 done.signal()
@@ -98,7 +97,7 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
             return true
         }
         if !queued { job() }
-        return try done.locked { () throws(HTTPError) -> T in
+        return try done.locked { () throws(ButtonsError) -> T in
             while result == nil { done.wait() }
             return try result!.get()
         }
@@ -106,8 +105,8 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
 
     /// Under load (the last turn had more than one request), a turn with fewer than
     /// `lingerBelow` requests waits up to `linger` seconds for more before it commits.
-    static let lingerBelow = 32
-    static let linger = 0.0004
+    package static let lingerBelow = 32
+    package static let linger = 0.0004
 
     private func run() {
         var busy = false
@@ -172,7 +171,7 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
         do throws(StoreError) {
             try log.write(batch.events, states: batch.states, outbox: batch.outbox)
         } catch {
-            let refusal = HTTPError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
+            let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
             for answer in batch.answers { answer.reply(.failure(refusal)) }
             let retry = clock.now() + 100
             for slot in batch.fired { timers.schedule(slot, at: retry) }
@@ -184,19 +183,18 @@ final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running
         }
         for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
         if !batch.outbox.isEmpty {
-            dispatcher.added(batch.outbox)
+            dispatcher.added(batch.outbox, newlyQueued: true)
             dispatcher.wake()
         }
         publisher.publish(batch.events)
         for answer in batch.answers {
             answer.reply(.success(Array(batch.events[answer.events])))
         }
-        metrics.events(batch.events.map(\.type.rawValue))
-        metrics.commit(calls: batch.answers.count)
+        observer.committed(batch.events, answers: batch.answers.count)
     }
 
     /// Re-arms the slot's timer at its next deadline, mapped to the server clock.
-    func arm(_ slot: ButtonSlot) {
+    package func arm(_ slot: ButtonSlot) {
         guard !slot.removed, let deadline = slot.machine.nextDeadline else { return }
         timers.schedule(slot, at: deadline.saturatingSubtract(slot.machine.clockOffset))
     }

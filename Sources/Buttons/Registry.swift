@@ -1,14 +1,12 @@
 import ButtonEngine
 import ButtonStore
-import FoundationEssentials
 import Glibc
-import Dispatch
-import MicroHTTP
+import JSON
 import Synchronization
 
 /// Every button and sheet, live: lookups by id, listing in creation order, and the
 /// create/update/delete operations that keep memory and SQLite in step.
-final class Registry: Sendable {
+package final class Registry: Sendable {
     private struct Table<Slot> {
         var byID: [String: Slot] = [:]
         var order: [String] = []
@@ -16,28 +14,28 @@ final class Registry: Sendable {
 
     private let buttons = Mutex(Table<ButtonSlot>())
     private let sheets = Mutex(Table<SheetSlot>())
-    let store: ButtonStore
-    let maxButtons: Int
+    package let store: ButtonStore
+    package let maxButtons: Int
 
-    init(store: ButtonStore, maxButtons: Int) {
+    package init(store: ButtonStore, maxButtons: Int) {
         self.store = store
         self.maxButtons = maxButtons
     }
 
-    static func storageError(_ error: any Error) -> HTTPError {
-        HTTPError.unavailable("storage failed: \(error)", retryAfter: 1)
+    package static func storageError(_ error: any Error) -> ButtonsError {
+        ButtonsError.unavailable("storage failed: \(error)", retryAfter: 1)
     }
 
     // MARK: Buttons
 
-    func button(_ id: String) throws(HTTPError) -> ButtonSlot {
-        guard let slot = buttons.withLock({ $0.byID[id] }) else { throw HTTPError.notFound("no button named '\(id)'") }
+    package func button(_ id: String) throws(ButtonsError) -> ButtonSlot {
+        guard let slot = buttons.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no button named '\(id)'") }
         return slot
     }
 
-    var buttonCount: Int { buttons.withLock { $0.order.count } }
+    package var buttonCount: Int { buttons.withLock { $0.order.count } }
 
-    func buttonSlots(offset: Int = 0, limit: Int = .max) -> [ButtonSlot] {
+    package func buttonSlots(offset: Int = 0, limit: Int = .max) -> [ButtonSlot] {
         buttons.withLock { table in
             guard offset < table.order.count else { return [] }
             let end = limit >= table.order.count - offset ? table.order.count : offset + limit
@@ -46,7 +44,7 @@ final class Registry: Sendable {
     }
 
     /// Adds a loaded or new slot to memory; false if the id is taken.
-    func insert(_ slot: ButtonSlot) -> Bool {
+    package func insert(_ slot: ButtonSlot) -> Bool {
         buttons.withLock { table in
             guard table.byID[slot.id] == nil else { return false }
             table.byID[slot.id] = slot
@@ -55,14 +53,14 @@ final class Registry: Sendable {
         }
     }
 
-    func createButton(_ definition: ButtonDefinition) throws(HTTPError) -> ButtonSlot {
+    package func createButton(_ definition: ButtonDefinition) throws(ButtonsError) -> ButtonSlot {
         let slot = ButtonSlot(definition: definition, machine: ButtonMachine(config: definition.config))
-        try buttons.withLock { table throws(HTTPError) in
+        try buttons.withLock { table throws(ButtonsError) in
             guard table.byID[slot.id] == nil else {
-                throw HTTPError.conflict("already_exists", "a button named '\(slot.id)' already exists")
+                throw ButtonsError.conflict("already_exists", "a button named '\(slot.id)' already exists")
             }
             guard table.order.count < maxButtons else {
-                throw HTTPError(409, code: "limit_reached", message: "the registry holds at most \(maxButtons) buttons")
+                throw ButtonsError(.conflict, code: "limit_reached", message: "the registry holds at most \(maxButtons) buttons")
             }
             table.byID[slot.id] = slot
             table.order.append(slot.id)
@@ -76,7 +74,7 @@ final class Registry: Sendable {
         return slot
     }
 
-    func saveDefinition(_ definition: ButtonDefinition) throws(HTTPError) {
+    package func saveDefinition(_ definition: ButtonDefinition) throws(ButtonsError) {
         do throws(StoreError) {
             try store.upsertButton(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
         } catch {
@@ -91,9 +89,9 @@ final class Registry: Sendable {
         }
     }
 
-    func deleteButton(_ id: String) throws(HTTPError) {
+    package func deleteButton(_ id: String) throws(ButtonsError) {
         let slot = try button(id)
-        try slot.locked { () throws(HTTPError) in
+        try slot.locked { () throws(ButtonsError) in
             do throws(StoreError) { try store.deleteButton(id: id) } catch { throw Self.storageError(error) }
             slot.removed = true
         }
@@ -102,14 +100,14 @@ final class Registry: Sendable {
 
     // MARK: Sheets
 
-    func sheet(_ id: String) throws(HTTPError) -> SheetSlot {
-        guard let slot = sheets.withLock({ $0.byID[id] }) else { throw HTTPError.notFound("no sheet named '\(id)'") }
+    package func sheet(_ id: String) throws(ButtonsError) -> SheetSlot {
+        guard let slot = sheets.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no sheet named '\(id)'") }
         return slot
     }
 
-    var sheetSlots: [SheetSlot] { sheets.withLock { table in table.order.compactMap { table.byID[$0] } } }
+    package var sheetSlots: [SheetSlot] { sheets.withLock { table in table.order.compactMap { table.byID[$0] } } }
 
-    func insert(_ slot: SheetSlot) -> Bool {
+    package func insert(_ slot: SheetSlot) -> Bool {
         sheets.withLock { table in
             guard table.byID[slot.id] == nil else { return false }
             table.byID[slot.id] = slot
@@ -118,9 +116,9 @@ final class Registry: Sendable {
         }
     }
 
-    func createSheet(_ definition: SheetDefinition) throws(HTTPError) -> SheetSlot {
+    package func createSheet(_ definition: SheetDefinition) throws(ButtonsError) -> SheetSlot {
         let slot = SheetSlot(definition: definition)
-        guard insert(slot) else { throw HTTPError.conflict("already_exists", "a sheet named '\(slot.id)' already exists") }
+        guard insert(slot) else { throw ButtonsError.conflict("already_exists", "a sheet named '\(slot.id)' already exists") }
         do {
             try saveSheet(definition)
         } catch {
@@ -130,7 +128,7 @@ final class Registry: Sendable {
         return slot
     }
 
-    func saveSheet(_ definition: SheetDefinition) throws(HTTPError) {
+    package func saveSheet(_ definition: SheetDefinition) throws(ButtonsError) {
         do throws(StoreError) {
             try store.upsertSheet(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
         } catch {
@@ -145,9 +143,9 @@ final class Registry: Sendable {
         }
     }
 
-    func deleteSheet(_ id: String) throws(HTTPError) {
+    package func deleteSheet(_ id: String) throws(ButtonsError) {
         let slot = try sheet(id)
-        try slot.locked { () throws(HTTPError) in
+        try slot.locked { () throws(ButtonsError) in
             do throws(StoreError) { try store.deleteSheet(id: id) } catch { throw Self.storageError(error) }
             slot.removed = true
         }
@@ -156,7 +154,7 @@ final class Registry: Sendable {
 
     /// Makes memory hold exactly these definitions (after the store committed the same set):
     /// buttons that stay keep their live state, the others are removed.
-    func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
+    package func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
         buttons.withLock { table in
             var next = Table<ButtonSlot>()
             for definition in newButtons {

@@ -1,22 +1,21 @@
 import ButtonEngine
 import ButtonStore
-import Delivery
-import MicroHTTP
+import JSON
 
 /// The ordered, durable record of every control event. The sequencer numbers a batch's
 /// events from `nextSeq` and hands them to `write`, which stores them with the button states
 /// they leave behind and their deliveries in one transaction; only after it committed does
 /// `nextSeq` move on, so a batch the store refused uses no seq numbers. Not thread-safe:
 /// `write` and `nextSeq` belong to the sequencer thread; `history` reads on a reader.
-final class EventLog: @unchecked Sendable {  // mutable state is touched by the sequencer thread only
+package final class EventLog: @unchecked Sendable {  // mutable state is touched by the sequencer thread only
     private let store: ButtonStore
     private let retention: Int
     /// The seq the next committed event gets.
     private(set) var nextSeq: Int64
     private var sinceTrim = 0
-    let idPrefix: String
+    package let idPrefix: String
 
-    init(store: ButtonStore, retention: Int) throws(StoreError) {
+    package init(store: ButtonStore, retention: Int) throws(StoreError) {
         self.store = store
         self.retention = retention
         self.nextSeq = try store.lastSeq() + 1
@@ -25,9 +24,9 @@ final class EventLog: @unchecked Sendable {  // mutable state is touched by the 
     }
 
     /// The last seq committed (0 for a new log).
-    var lastSeq: Int64 { nextSeq - 1 }
+    package var lastSeq: Int64 { nextSeq - 1 }
 
-    static func stored(_ event: ControlEvent) -> StoredEvent {
+    package static func stored(_ event: ControlEvent) -> StoredEvent {
         switch event.source {
         case .button(let name):
             StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: name, sheet: nil, t: event.t, json: event.json)
@@ -38,7 +37,7 @@ final class EventLog: @unchecked Sendable {  // mutable state is touched by the 
 
     /// Writes one batch in one transaction: events (numbered from `nextSeq` on), states and
     /// deliveries; every `retention / 10` events the same transaction trims the log.
-    func write(_ events: [ControlEvent], states: [ButtonStateChange], outbox: [OutboxRow]) throws(StoreError) {
+    package func write(_ events: [ControlEvent], states: [ButtonStateChange], outbox: [OutboxRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let trim = sinceTrim + events.count >= max(1, min(1000, retention / 10))
         try store.commit(events: events.map(Self.stored), states: states, outbox: outbox, keepEvents: trim ? retention : nil)
@@ -47,13 +46,13 @@ final class EventLog: @unchecked Sendable {  // mutable state is touched by the 
     }
 
     /// A page of history, read beside the writer.
-    func history(after: Int64?, limit: Int, source: String?) throws(HTTPError) -> [StoredEvent] {
+    package func history(after: Int64?, limit: Int, source: String?) throws(ButtonsError) -> [StoredEvent] {
         do throws(StoreError) {
             if let after { return try store.events(after: after, limit: limit, button: source) }
             // No cursor: the newest `limit` events, oldest first.
             return try store.latestEvents(limit: limit, button: source)
         } catch {
-            throw HTTPError.unavailable("the event log could not be read: \(error.description)", retryAfter: 1)
+            throw ButtonsError.unavailable("the event log could not be read: \(error.description)", retryAfter: 1)
         }
     }
 }

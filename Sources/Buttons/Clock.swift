@@ -1,7 +1,7 @@
 /// The server's wall clock in milliseconds since the epoch: one value handed to everything
 /// that needs the time, so tests can run on a clock of their own.
-struct Clock: Sendable {
-    let now: @Sendable () -> Int64
+package struct Clock: Sendable {
+    package let now: @Sendable () -> Int64
 
-    static let system = Clock { Timestamp.now() }
+    package static let system = Clock { Timestamp.now() }
 }

@@ -1,13 +1,13 @@
 import ButtonEngine
 import ButtonStore
-import MicroHTTP
+import JSON
 
 /// Loading the registry at start, and the changes of definitions that run between batches.
 extension Sequencer {
     /// Loads buttons and sheets from the store (before `start`). A button that was held when
     /// the server stopped comes back released, its interrupted tap series ended, with those
     /// events in the log (`ButtonMachine.restored`).
-    func load() throws {
+    package func load() throws {
         var batch = Batch(firstSeq: log.nextSeq)
         var released: [ButtonStateChange] = []
         let now = clock.now()
@@ -30,16 +30,16 @@ extension Sequencer {
         }
         if !batch.events.isEmpty {
             try log.write(batch.events, states: released, outbox: batch.outbox)
-            if !batch.outbox.isEmpty { dispatcher.added(batch.outbox) }
+            if !batch.outbox.isEmpty { dispatcher.added(batch.outbox, newlyQueued: true) }
             publisher.publish(batch.events)
         }
     }
 
     /// Changes a button's definition; the engine takes the new timings from the next timer on.
-    func update(_ id: String, with json: JSONValue) throws(HTTPError) -> JSONValue {
-        try exclusive { [registry, clock] () throws(HTTPError) in
+    package func update(_ id: String, with json: JSONValue) throws(ButtonsError) -> JSONValue {
+        try exclusive { [registry, clock] () throws(ButtonsError) in
             let slot = try registry.button(id)
-            guard !slot.removed else { throw HTTPError.notFound("no button named '\(id)'") }
+            guard !slot.removed else { throw ButtonsError.notFound("no button named '\(id)'") }
             var definition = slot.definition
             try definition.patch(with: json)
             try registry.saveDefinition(definition)
@@ -55,10 +55,10 @@ extension Sequencer {
     }
 
     /// Changes a sheet's definition (title, options).
-    func updateSheet(_ id: String, with json: JSONValue) throws(HTTPError) -> JSONValue {
-        try exclusive { [registry] () throws(HTTPError) in
+    package func updateSheet(_ id: String, with json: JSONValue) throws(ButtonsError) -> JSONValue {
+        try exclusive { [registry] () throws(ButtonsError) in
             let slot = try registry.sheet(id)
-            guard !slot.removed else { throw HTTPError.notFound("no sheet named '\(slot.id)'") }
+            guard !slot.removed else { throw ButtonsError.notFound("no sheet named '\(slot.id)'") }
             var definition = slot.definition
             try definition.patch(with: json)
             try registry.saveSheet(definition)

@@ -1,50 +1,50 @@
-import MicroHTTP
+import JSON
 
 /// An action sheet: a title, options with names, and a cancel label, like an iOS action sheet.
-struct SheetDefinition: Sendable, Equatable {
-    struct Option: Sendable, Equatable {
-        var id: String
-        var label: String
-        var destructive: Bool
+package struct SheetDefinition: Sendable, Equatable {
+    package struct Option: Sendable, Equatable {
+        package var id: String
+        package var label: String
+        package var destructive: Bool
     }
 
-    var id: String
-    var title: String
-    var options: [Option]
-    var cancelLabel: String = "Cancel"
+    package var id: String
+    package var title: String
+    package var options: [Option]
+    package var cancelLabel: String = "Cancel"
 
-    static let maxOptions = 32
+    package static let maxOptions = 32
 
-    static func create(from json: JSONValue) throws(HTTPError) -> SheetDefinition {
+    package static func create(from json: JSONValue) throws(ButtonsError) -> SheetDefinition {
         var fields = try Fields(json)
-        guard let id = try fields.name("id") else { throw HTTPError.invalid("id", "id is required") }
+        guard let id = try fields.name("id") else { throw ButtonsError.invalid("id", "id is required") }
         var sheet = SheetDefinition(id: id, title: id, options: [])
         try sheet.apply(&fields, creating: true)
         return sheet
     }
 
-    mutating func patch(with json: JSONValue) throws(HTTPError) {
+    package mutating func patch(with json: JSONValue) throws(ButtonsError) {
         var fields = try Fields(json)
         if let id = try fields.name("id"), id != self.id {
-            throw HTTPError.invalid("id", "a sheet's id cannot change")
+            throw ButtonsError.invalid("id", "a sheet's id cannot change")
         }
         try apply(&fields, creating: false)
     }
 
-    private mutating func apply(_ fields: inout Fields, creating: Bool) throws(HTTPError) {
+    private mutating func apply(_ fields: inout Fields, creating: Bool) throws(ButtonsError) {
         fields.ignore("state")
         if let title = try fields.string("title", maxLength: 128) { self.title = title }
         if let cancel = try fields.string("cancelLabel", maxLength: 64) { cancelLabel = cancel }
         if let options = try fields.array("options") {
             guard (1...Self.maxOptions).contains(options.count) else {
-                throw HTTPError.invalid("options", "options must have between 1 and \(Self.maxOptions) entries")
+                throw ButtonsError.invalid("options", "options must have between 1 and \(Self.maxOptions) entries")
             }
             var parsed: [Option] = []
             for (i, option) in options.enumerated() {
                 var f = try Fields(option, path: "options[\(i)]")
-                guard let id = try f.name("id") else { throw HTTPError.invalid(f.path("id"), "\(f.path("id")) is required") }
+                guard let id = try f.name("id") else { throw ButtonsError.invalid(f.path("id"), "\(f.path("id")) is required") }
                 guard !parsed.contains(where: { $0.id == id }) else {
-                    throw HTTPError.invalid(f.path("id"), "option id '\(id)' is used twice")
+                    throw ButtonsError.invalid(f.path("id"), "option id '\(id)' is used twice")
                 }
                 let label = try f.string("label", maxLength: 64) ?? id
                 let destructive = try f.bool("destructive") ?? false
@@ -53,12 +53,12 @@ struct SheetDefinition: Sendable, Equatable {
             }
             self.options = parsed
         } else if creating {
-            throw HTTPError.invalid("options", "options is required (at least one)")
+            throw ButtonsError.invalid("options", "options is required (at least one)")
         }
         try fields.finish()
     }
 
-    var json: JSONValue {
+    package var json: JSONValue {
         [
             "id": .string(id), "title": .string(title), "cancelLabel": .string(cancelLabel),
             "options": .array(
@@ -66,7 +66,7 @@ struct SheetDefinition: Sendable, Equatable {
         ]
     }
 
-    func json(open: Bool) -> JSONValue {
+    package func json(open: Bool) -> JSONValue {
         guard case .object(var object) = json else { return json }
         object["state"] = ["open": .bool(open)]
         return .object(object)

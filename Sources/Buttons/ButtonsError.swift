@@ -1,0 +1,53 @@
+import JSON
+
+/// What the domain refuses, and why, independent of any protocol: `ButtonServer` renders it
+/// as an HTTP status and SPEC.md's JSON error (`kind` decides the status, `code`, `message`
+/// and `details` the body).
+package struct ButtonsError: Error, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        /// The request is not what was asked for (a wrong JSON type): 400.
+        case malformed
+        case notFound
+        /// The state does not allow it (not held, already exists, limit reached): 409.
+        case conflict
+        /// A value out of range or unknown: 422.
+        case invalid
+        /// Storage or a queue cannot take it now; try again after `retryAfter` seconds: 503.
+        case unavailable
+    }
+
+    package var kind: Kind
+    package var code: String
+    package var message: String
+    /// Extra members of the error, such as the offending `field` or batch `index`.
+    package var details: [String: JSONValue]
+    package var retryAfter: Int?
+
+    package init(_ kind: Kind, code: String, message: String, details: [String: JSONValue] = [:], retryAfter: Int? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.details = details
+        self.retryAfter = retryAfter
+    }
+
+    package static func badRequest(_ message: String, field: String? = nil) -> ButtonsError {
+        ButtonsError(.malformed, code: "bad_request", message: message, details: field.map { ["field": .string($0)] } ?? [:])
+    }
+
+    package static func notFound(_ message: String) -> ButtonsError {
+        ButtonsError(.notFound, code: "not_found", message: message)
+    }
+
+    package static func conflict(_ code: String, _ message: String) -> ButtonsError {
+        ButtonsError(.conflict, code: code, message: message)
+    }
+
+    package static func invalid(_ field: String, _ message: String) -> ButtonsError {
+        ButtonsError(.invalid, code: "invalid_value", message: message, details: ["field": .string(field)])
+    }
+
+    package static func unavailable(_ message: String, retryAfter: Int) -> ButtonsError {
+        ButtonsError(.unavailable, code: "unavailable", message: message, retryAfter: retryAfter)
+    }
+}

@@ -1,0 +1,34 @@
+import ButtonStore
+
+/// An open event stream, as the publisher needs it (MicroHTTP's `EventStream` in the server).
+package protocol EventSink: AnyObject, Sendable {
+    /// Queues bytes for the client; false once the stream has ended.
+    @discardableResult func send(_ bytes: [UInt8]) -> Bool
+    /// Ends the stream once what is queued has been sent.
+    func finish()
+    var isOpen: Bool { get }
+    /// Bytes queued and not yet taken by the client.
+    var pendingCount: Int { get }
+    /// Calls `handler` each time the client has taken everything queued.
+    func onDrain(_ handler: @escaping @Sendable () -> Void)
+}
+
+/// Where committed deliveries go (the delivery dispatcher in the server).
+package protocol DeliveryQueue: Sendable {
+    /// Deliveries not finished yet: the input path refuses new ones past its limit.
+    var depth: Int { get }
+    /// Rows just committed to the outbox.
+    func added(_ rows: [OutboxRow], newlyQueued: Bool)
+    func wake()
+}
+
+/// Which deliveries an event makes (the handler registry in the server).
+package protocol DeliveryRules: Sendable {
+    func deliveries(for events: [ControlEvent], now: Int64) -> [OutboxRow]
+}
+
+/// Told of every committed batch (the server's metrics).
+package protocol CommitObserver: Sendable {
+    /// `events` were committed in one transaction, answering `answers` requests.
+    func committed(_ events: [ControlEvent], answers: Int)
+}
