@@ -71,6 +71,8 @@ let package = Package(
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
         .testTarget(
+            name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
+        .testTarget(
             name: "ButtonServerTests",
             dependencies: ["ButtonServer", "Buttons", "MicroHTTP", "CSQLite"],
             swiftSettings: strict

@@ -48,6 +48,7 @@ extension API {
         let handlers = self.handlers
         let dispatcher = self.dispatcher
         let store = registry.store
+        let clock = sequencer.clock
         for (kind, makeOwner) in [("buttons", HandlerDefinition.Owner.button), ("sheets", HandlerDefinition.Owner.sheet)] {
             router.get("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
@@ -88,7 +89,7 @@ extension API {
         }
         router.post("/api/v1/handlers/{hid}/test") { request in
             let definition = try handlers.get(request.parameter("hid"))
-            let now = Timestamp.now()
+            let now = clock.now()
             // A synthetic event, seq 0, with an id that says it is a test.
             let source: ControlEvent.Source
             switch definition.owner {
@@ -134,7 +135,7 @@ extension API {
             }
             let wasFinal = row.status != "pending"
             row.status = "pending"
-            row.nextAttemptAt = Timestamp.now()
+            row.nextAttemptAt = clock.now()
             do { try store.updateOutbox(id: row.id, status: row.status, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt) } catch {
                 throw Registry.storageError(error)
             }

@@ -26,11 +26,11 @@ extension API {
         .json(bytes: eventsBody(events.map(\.json)))
     }
 
-    /// Hands `operation` to the sequencer; the connection waits, suspended, for its events
+    /// Hands `command` to the sequencer; the connection waits, suspended, for its events
     /// (once they are committed) or its error.
-    static func answer(_ operation: Operation, by sequencer: Sequencer) -> Response {
+    static func answer(_ command: Command, by sequencer: Sequencer) -> Response {
         let pending = PendingResponse()
-        sequencer.submit(operation) { result in
+        sequencer.submit(command) { result in
             switch result {
             case .success(let events): pending.complete(eventsResponse(events))
             case .failure(let error): pending.complete(error.httpError.response)
@@ -106,7 +106,7 @@ extension API {
             guard items.count <= Self.maxBatch else {
                 throw ButtonsError.invalid("", "a batch holds at most \(Self.maxBatch) inputs")
             }
-            var batch: [Operation.BatchItem] = []
+            var batch: [Command.BatchItem] = []
             batch.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 do throws(ButtonsError) {
@@ -119,7 +119,7 @@ extension API {
                     }
                     let input = try Self.input(kind, &fields)
                     try fields.finish()
-                    batch.append(Operation.BatchItem(button: button, input: input))
+                    batch.append(Command.BatchItem(button: button, input: input))
                 } catch {
                     var error = error
                     error.details["index"] = .int(Int64(index))

@@ -3,5 +3,9 @@
 package struct Clock: Sendable {
     package let now: @Sendable () -> Int64
 
+    package init(now: @escaping @Sendable () -> Int64) {
+        self.now = now
+    }
+
     package static let system = Clock { Timestamp.now() }
 }

@@ -4,17 +4,17 @@ import JSON
 import ThreadSupport
 
 /// The one owner of every button's and sheet's live state. Request threads parse and
-/// validate, hand an `Operation` over with a reply, and suspend their connection; the
+/// validate, hand a `Command` over with a reply, and suspend their connection; the
 /// sequencer thread takes everything queued, fires the timers that are due first, applies
 /// the operations in order to copies of the machines, writes the whole batch (events, states,
 /// deliveries) in one transaction, and only then keeps the new machines, publishes the
-/// events and answers each caller with exactly its own events. A refused operation (404,
+/// events and answers each caller with exactly its own events. A refused command (404,
 /// 409, 503) is answered at once and changes nothing.
 package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
     package enum Work: Sendable {
-        case operation(Operation, Reply)
+        case command(Command, Reply)
         /// Runs alone on the sequencer thread, after what was queued before it is committed.
         case exclusive(@Sendable () -> Void)
     }
@@ -63,15 +63,15 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         }
     }
 
-    /// Queues `operation`; `reply` is called once, on the sequencer thread, after its events
+    /// Queues `command`; `reply` is called once, on the sequencer thread, after its events
     /// are committed (or at once with the error that refused it).
-    package func submit(_ operation: Operation, reply: @escaping Reply) {
+    package func submit(_ command: Command, reply: @escaping Reply) {
         condition.locked {
             guard running, !stopped else {
                 reply(.failure(.unavailable("the server is shutting down", retryAfter: 5)))
                 return
             }
-            queue.append(.operation(operation, reply))
+            queue.append(.command(command, reply))
             if queue.count == 1 { condition.signal() }
         }
     }
@@ -152,8 +152,8 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         fireDueTimers(into: &batch)
         for item in work {
             switch item {
-            case .operation(let operation, let reply):
-                apply(operation, reply: reply, to: &batch)
+            case .command(let command, let reply):
+                apply(command, reply: reply, to: &batch)
             case .exclusive(let job):
                 commit(&batch)
                 batch = Batch(firstSeq: log.nextSeq)

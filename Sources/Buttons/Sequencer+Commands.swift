@@ -3,7 +3,7 @@ import ButtonStore
 import JSON
 
 /// One request's worth of input, as the sequencer applies it.
-package enum Operation: Sendable {
+package enum Command: Sendable {
     /// One input for one button.
     case input(button: String, Input)
     /// A down, `holdMs` of holding, and the up.
@@ -43,17 +43,17 @@ extension Sequencer {
         return slot
     }
 
-    /// Applies `operation` to the batch's machines. Refused (unknown button, engine error,
+    /// Applies `command` to the batch's machines. Refused (unknown button, engine error,
     /// full delivery queue): answered now, the batch unchanged. Accepted: answered when the
     /// batch is committed, with its own events.
-    package func apply(_ operation: Operation, reply: @escaping Reply, to batch: inout Batch) {
+    package func apply(_ command: Command, reply: @escaping Reply, to batch: inout Batch) {
         let now = clock.now()
         let mark = batch.events.count
         do throws(ButtonsError) {
             var buttons: [(ButtonSlot, ButtonMachine)] = []
             var sheet: (SheetSlot, SheetMachine)?
             var gestures: [(GestureEvent, ControlEvent.Source)] = []
-            switch operation {
+            switch command {
             case .input(let id, let input):
                 let slot = try button(id)
                 var machine = batch.machine(of: slot)

@@ -1,0 +1,139 @@
+import ButtonEngine
+import ButtonStore
+import Buttons
+import Foundation
+import JSON
+import Synchronization
+import Testing
+
+/// The sequencer alone, on a real store and a clock the test moves: which events each caller
+/// gets, in which order, where timers fall, and what a refusal leaves behind.
+@Suite("Sequencer (domain, no HTTP)")
+struct SequencerTests {
+    final class ManualClock: Sendable {
+        let time = Atomic<Int64>(1_000_000)
+        var clock: Clock { Clock { [self] in time.load(ordering: .relaxed) } }
+        func advance(_ ms: Int64) { time.add(ms, ordering: .relaxed) }
+    }
+
+    struct NoDeliveries: DeliveryRules, DeliveryQueue {
+        func deliveries(for events: [ControlEvent], now: Int64) -> [OutboxRow] { [] }
+        var depth: Int { 0 }
+        func added(_ rows: [OutboxRow], newlyQueued: Bool) {}
+        func wake() {}
+    }
+
+    final class Commits: CommitObserver {
+        let batches = Mutex<[[Int64]]>([])
+        func committed(_ events: [ControlEvent], answers: Int) {
+            batches.withLock { $0.append(events.map(\.seq)) }
+        }
+    }
+
+    struct Fixture {
+        let store: ButtonStore
+        let sequencer: Sequencer
+        let clock: ManualClock
+        let commits: Commits
+
+        init(buttons: [String]) throws {
+            let directory = NSTemporaryDirectory() + "buttons-tests-\(UUID().uuidString)"
+            store = try ButtonStore(directory: directory)
+            let registry = Registry(store: store, maxButtons: 100)
+            for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)))) }
+            let log = try EventLog(store: store, retention: 10_000)
+            clock = ManualClock()
+            commits = Commits()
+            sequencer = Sequencer(
+                registry: registry, log: log, publisher: StreamPublisher(log: log, publishedThrough: log.lastSeq),
+                handlers: NoDeliveries(), dispatcher: NoDeliveries(), observer: commits, clock: clock.clock, maxQueue: 10)
+            sequencer.start()
+        }
+
+        func stop() {
+            sequencer.stop()
+            store.close()
+        }
+
+        /// Submits operations back to back (they may share a batch) and waits for every answer.
+        func submit(_ commands: [Command]) -> [Result<[ControlEvent], ButtonsError>] {
+            let answers = Mutex<[Int: Result<[ControlEvent], ButtonsError>]>([:])
+            let done = DispatchSemaphore(value: 0)
+            for (index, command) in commands.enumerated() {
+                sequencer.submit(command) { result in
+                    answers.withLock { $0[index] = result }
+                    done.signal()
+                }
+            }
+            for _ in commands { done.wait() }
+            return answers.withLock { answers in commands.indices.map { answers[$0]! } }
+        }
+    }
+
+    static func types(_ result: Result<[ControlEvent], ButtonsError>) -> [String] {
+        (try? result.get())?.map(\.type.rawValue) ?? []
+    }
+
+    @Test func eachCallerGetsItsOwnEventsInSubmissionOrder() throws {
+        let f = try Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#, #"{"id": "b", "maxTaps": 1}"#])
+        defer { f.stop() }
+        var commands: [Command] = []
+        for k in 0..<50 {
+            commands.append(.press(button: k % 2 == 0 ? "a" : "b", down: Input(.down, t: Int64(1000 + k * 10)), holdMs: 5))
+        }
+        let answers = f.submit(commands)
+        var next: Int64 = 1
+        for (k, answer) in answers.enumerated() {
+            let events = try answer.get()
+            #expect(events.map(\.type.rawValue) == ["touch-down", "touch-up-inside", "tap", "single-tap"])
+            #expect(events.allSatisfy { $0.source == .button(k % 2 == 0 ? "a" : "b") })
+            // In submission order, one after another: no caller's events interleave another's.
+            #expect(events.map(\.seq) == Array(next..<next + 4))
+            next += 4
+        }
+        // Fewer transactions than callers: they were batched.
+        #expect(f.commits.batches.withLock { $0.count } <= answers.count)
+    }
+
+    @Test func aDueTimerFiresAheadOfQueuedInput() throws {
+        let f = try Fixture(buttons: [#"{"id": "held", "longPressMs": 100}"#, #"{"id": "other", "maxTaps": 1}"#])
+        defer { f.stop() }
+        let down = f.submit([.input(button: "held", Input(.down))])
+        #expect(Self.types(down[0]) == ["touch-down"])
+        f.clock.advance(99)
+        let early = try f.submit([.press(button: "other", down: Input(.down), holdMs: 0)])[0].get()
+        #expect(early.first?.seq == 2)  // the long press is not due yet
+        f.clock.advance(1)
+        // The deadline has passed: the long press is written before this input, in the same
+        // turn, so it comes first in seq and the caller still gets only its own events.
+        let late = try f.submit([.press(button: "other", down: Input(.down), holdMs: 0)])[0].get()
+        #expect(late.map(\.type.rawValue) == ["touch-down", "touch-up-inside", "tap", "single-tap"])
+        #expect(late.first?.seq == 7)
+        let history = try f.store.events(after: 0, limit: 100, button: "held")
+        #expect(history.map(\.type) == ["touch-down", "long-press"])
+        #expect(history.last?.seq == 6)
+        #expect(history.last?.t == 1_000_100)
+    }
+
+    @Test func refusalsAreAnsweredAtOnceAndUseNoSeq() throws {
+        let f = try Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#])
+        defer { f.stop() }
+        let answers = f.submit([
+            .input(button: "a", Input(.up, t: 1000)),
+            .input(button: "nope", Input(.down, t: 1000)),
+            .batch([
+                Command.BatchItem(button: "a", input: Input(.down, t: 1000)),
+                Command.BatchItem(button: "a", input: Input(.down, t: 1010)),
+            ]),
+            .face(button: "a", face: 1),
+            .press(button: "a", down: Input(.down, t: 1000), holdMs: 0),
+        ])
+        #expect(throws: ButtonsError.self) { try answers[0].get() }
+        if case .failure(let error) = answers[0] { #expect(error.kind == .conflict && error.code == "not_down") }
+        if case .failure(let error) = answers[1] { #expect(error.kind == .notFound) }
+        // All or nothing: the batch's first down did not stick.
+        if case .failure(let error) = answers[2] { #expect(error.details["index"] == .int(1)) }
+        if case .failure(let error) = answers[3] { #expect(error.code == "not_toggle") }
+        #expect(try answers[4].get().map(\.seq) == [1, 2, 3, 4])
+    }
+}
