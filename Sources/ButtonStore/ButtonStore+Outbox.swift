@@ -24,14 +24,25 @@ extension ButtonStore {
 
     /// One handler's earliest pending delivery (an index seek), or nil.
     public func pendingHead(handler: String) throws(StoreError) -> OutboxRow? {
-        try withConnection { connection throws(StoreError) in
+        try pendingHeads(handlers: [handler]).first
+    }
+
+    /// The earliest pending delivery of each of `handlers` that has one, read beside the
+    /// writer (one index seek each).
+    public func pendingHeads(handlers: [String]) throws(StoreError) -> [OutboxRow] {
+        guard !handlers.isEmpty else { return [] }
+        return try withReader { connection throws(StoreError) in
             let select = try connection.statement(
                 """
                 SELECT id, handler, event_seq, body, status, attempts, next_attempt_at, created_at FROM outbox
                 WHERE handler = ?1 AND status = 'pending' ORDER BY event_seq LIMIT 1
                 """)
-            select.bind(handler, at: 1)
-            return try select.rows(Self.outboxRow).first
+            var heads: [OutboxRow] = []
+            for handler in handlers {
+                select.bind(handler, at: 1)
+                heads += try select.rows(Self.outboxRow)
+            }
+            return heads
         }
     }
 
@@ -96,13 +107,47 @@ extension ButtonStore {
         try update.run()
     }
 
-    /// Records an attempt and the delivery's new state in one transaction (one commit per attempt).
-    public func finishAttempt(_ attempt: StoredAttempt, status: String, nextAttemptAt: Int64) throws(StoreError) {
+    /// Marks deliveries `in_flight`, all in one transaction.
+    public func markInFlight(_ rows: [OutboxRow]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
-                try Self.insert(attempt, in: connection)
-                try Self.update(
-                    id: attempt.delivery, status: status, attempts: attempt.number, nextAttemptAt: nextAttemptAt, in: connection)
+                for row in rows {
+                    try Self.update(id: row.id, status: "in_flight", attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, in: connection)
+                }
+            }
+        }
+    }
+
+    /// One finished attempt and the state it leaves its delivery in.
+    public struct FinishedAttempt: Sendable {
+        public var attempt: StoredAttempt
+        public var status: String
+        public var nextAttemptAt: Int64
+
+        public init(_ attempt: StoredAttempt, status: String, nextAttemptAt: Int64) {
+            self.attempt = attempt
+            self.status = status
+            self.nextAttemptAt = nextAttemptAt
+        }
+    }
+
+    /// Records an attempt and the delivery's new state in one transaction.
+    public func finishAttempt(_ attempt: StoredAttempt, status: String, nextAttemptAt: Int64) throws(StoreError) {
+        try finishAttempts([FinishedAttempt(attempt, status: status, nextAttemptAt: nextAttemptAt)])
+    }
+
+    /// Records attempts and their deliveries' new states, all in one transaction.
+    public func finishAttempts(_ finished: [FinishedAttempt]) throws(StoreError) {
+        guard !finished.isEmpty else { return }
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                for item in finished {
+                    try Self.insert(item.attempt, in: connection)
+                    try Self.update(
+                        id: item.attempt.delivery, status: item.status, attempts: item.attempt.number,
+                        nextAttemptAt: item.nextAttemptAt, in: connection)
+                }
             }
         }
     }

@@ -42,6 +42,13 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
     private var jobs: [(OutboxRow, HandlerSpec)] = []
     private var workersDone = false
     private let jobsReady = Condition()
+    /// Finished attempts waiting to be written, and the group commit that writes them: the
+    /// first worker to find no write running writes everything queued in one transaction.
+    private let recording = Condition()
+    private var toRecord: [ButtonStore.FinishedAttempt] = []
+    private var recordingBusy = false
+    private var recordTickets = 0
+    private var recordedThrough = 0
 
     public init(
         store: ButtonStore, concurrency: Int = 16, userAgent: String, retryScale: Double = 1,
@@ -129,41 +136,45 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
         let candidates = active.subtracting(inFlight)
         let seen = additions
         condition.unlock()
-        var heads: [OutboxRow] = []
-        var idle: [String] = []
-        for handler in candidates {
-            do {
-                if let head = try store.pendingHead(handler: handler) { heads.append(head) } else { idle.append(handler) }
-            } catch {
-                return now + 200
-            }
+        let heads: [OutboxRow]
+        do {
+            heads = try store.pendingHeads(handlers: Array(candidates))
+        } catch {
+            return now + 200
         }
+        let withWork = Set(heads.map(\.handler))
+        let idle = candidates.filter { !withWork.contains($0) }
         if !idle.isEmpty {
             condition.lock()
             if additions == seen { for handler in idle where !inFlight.contains(handler) { active.remove(handler) } }
             condition.unlock()
         }
+        condition.lock()
+        let free = concurrency - running
+        condition.unlock()
+        var starting: [(OutboxRow, HandlerSpec)] = []
         for head in heads.sorted(by: { $0.eventSeq < $1.eventSeq }) {
-            condition.lock()
-            let full = running >= concurrency
-            condition.unlock()
-            if full { return now + 1000 }
+            if starting.count >= free {
+                next = now + 1000  // a finishing worker wakes the loop sooner
+                break
+            }
             guard let spec = resolve(head.handler), spec.enabled else { continue }
             if head.nextAttemptAt > now {
                 next = min(next, head.nextAttemptAt)
                 continue
             }
-            guard (try? store.updateOutbox(id: head.id, status: "in_flight", attempts: head.attempts, nextAttemptAt: head.nextAttemptAt)) != nil
-            else { continue }
-            condition.lock()
-            inFlight.insert(head.handler)
-            running += 1
-            condition.unlock()
-            jobsReady.lock()
-            jobs.append((head, spec))
-            jobsReady.signal()
-            jobsReady.unlock()
+            starting.append((head, spec))
         }
+        // One transaction marks every delivery this pass starts.
+        guard !starting.isEmpty, (try? store.markInFlight(starting.map(\.0))) != nil else { return next }
+        condition.lock()
+        for (head, _) in starting { inFlight.insert(head.handler) }
+        running += starting.count
+        condition.unlock()
+        jobsReady.lock()
+        jobs += starting
+        jobsReady.broadcast()
+        jobsReady.unlock()
         return next
     }
 
@@ -230,15 +241,45 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
                 }
             }
         }
-        try? store.finishAttempt(
-            StoredAttempt(
-                delivery: row.id, number: number, startedAt: startedAt, durationMs: result.durationMs,
-                outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode, output: result.output),
-            status: status, nextAttemptAt: nextAttemptAt)
+        record(
+            ButtonStore.FinishedAttempt(
+                StoredAttempt(
+                    delivery: row.id, number: number, startedAt: startedAt, durationMs: result.durationMs,
+                    outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode,
+                    output: result.output),
+                status: status, nextAttemptAt: nextAttemptAt))
         if status != "pending" { depthCounter.subtract(1, ordering: .relaxed) }
         let kind: String
         if case .script = spec.action { kind = "script" } else { kind = "webhook" }
         onAttempt(Attempt(delivery: row.id, handler: row.handler, kind: kind, number: number, result: result, status: status))
+    }
+}
+
+extension Dispatcher {
+    /// Writes a finished attempt, together with any others finished meanwhile; returns once
+    /// it is stored, so the handler's next delivery is only looked up after it.
+    fileprivate func record(_ item: ButtonStore.FinishedAttempt) {
+        recording.lock()
+        recordTickets += 1
+        let ticket = recordTickets
+        toRecord.append(item)
+        while recordedThrough < ticket {
+            if recordingBusy {
+                recording.wait()
+                continue
+            }
+            recordingBusy = true
+            let batch = toRecord
+            let through = recordTickets
+            toRecord = []
+            recording.unlock()
+            try? store.finishAttempts(batch)
+            recording.lock()
+            recordedThrough = through
+            recordingBusy = false
+            recording.broadcast()
+        }
+        recording.unlock()
     }
 }
 

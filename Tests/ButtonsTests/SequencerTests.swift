@@ -136,4 +136,17 @@ struct SequencerTests {
         if case .failure(let error) = answers[3] { #expect(error.code == "not_toggle") }
         #expect(try answers[4].get().map(\.seq) == [1, 2, 3, 4])
     }
+
+    @Test(.timeLimit(.minutes(1))) func commandsWithNoEventsAreAnsweredToo() throws {
+        let f = try Fixture(buttons: [#"{"id": "a"}"#])
+        defer { f.stop() }
+        // An empty batch, and a move that changes nothing: nothing to write, still an answer.
+        let answers = f.submit([
+            .batch([]), .input(button: "a", Input(.down, t: 1000)), .input(button: "a", Input(.move, t: 1010, inside: true)),
+        ])
+        #expect(try answers[0].get().isEmpty)
+        #expect(Self.types(answers[1]) == ["touch-down"])
+        #expect(try answers[2].get().isEmpty)
+        #expect(try f.submit([.batch([])])[0].get().isEmpty)
+    }
 }
