@@ -127,6 +127,13 @@ package enum Timestamp {
         return out
     }
 
+    /// Now, in Unix epoch milliseconds with their fraction.
+    package static func preciseNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
+    }
+
     /// Now, in Unix epoch milliseconds.
     package static func now() -> Int64 {
         var ts = timespec()

@@ -5,10 +5,10 @@ import ThreadSupport
 
 /// The one owner of every button's and sheet's live state. Request threads parse and
 /// validate, hand a `Command` over with a reply, and suspend their connection; the
-/// sequencer thread takes everything queued, fires the timers that are due first, applies
-/// the operations in order to copies of the machines, writes the whole batch (events, states,
-/// deliveries) in one transaction, and only then keeps the new machines, publishes the
-/// events and answers each caller with exactly its own events. A refused command (404,
+/// sequencer thread takes everything queued, fires the timers that are due first (committed
+/// ahead of the input), applies the commands in order to copies of the machines, writes the
+/// whole batch (events, states, deliveries) in one transaction, and only then keeps the new
+/// machines, publishes the events and answers each caller with exactly its own events. A refused command (404,
 /// 409, 503) is answered at once and changes nothing.
 package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
@@ -118,9 +118,9 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
             if queue.isEmpty {
                 if stopped { break }
                 if let next = timers.next {
-                    let wait = next - clock.now()
+                    let wait = Double(next) - clock.precise()
                     if wait > 0 {
-                        condition.wait(seconds: Double(wait) / 1000)
+                        condition.wait(seconds: wait / 1000)
                         continue
                     }
                 } else {
@@ -128,7 +128,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
                     continue
                 }
             }
-            if busy && queue.count < Self.lingerBelow && !stopped {
+            if busy && queue.count < Self.lingerBelow && !stopped && !timerDue(within: Self.linger * 1000) {
                 // Under load, a moment's wait lets more requests join this transaction: fewer,
                 // larger commits cost less per input than many small ones.
                 condition.wait(seconds: Self.linger)
@@ -147,9 +147,20 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
 
     /// One turn: due timers first, then the queued work in order, committed in as few
     /// transactions as exclusive jobs allow (one, usually).
+    private func timerDue(within milliseconds: Double) -> Bool {
+        guard let next = timers.next else { return false }
+        return Double(next) <= clock.precise() + milliseconds
+    }
+
     private func process(_ work: [Work]) {
         var batch = Batch(firstSeq: log.nextSeq)
         fireDueTimers(into: &batch)
+        if !batch.events.isEmpty && !work.isEmpty {
+            // Timer events go out in a small transaction of their own, ahead of the queued
+            // input: a long press is never late because other buttons are busy.
+            commit(&batch)
+            batch = Batch(firstSeq: log.nextSeq)
+        }
         for item in work {
             switch item {
             case .command(let command, let reply):
