@@ -60,7 +60,7 @@ public final class ButtonServerApp: Sendable {
         publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
-            observer: metrics, clock: .system, maxQueue: options.maxQueue)
+            observer: metrics, clock: .system, maxQueue: options.maxQueue, answering: { withConnectionsLocked($0) })
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
             try handlers.load()

@@ -33,12 +33,16 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     package let clock: Clock
     /// Undelivered deliveries allowed before input that would add more is refused with 503.
     package let maxQueue: Int
+    /// Wraps the answers of one batch (the server takes its connection lock once for all).
+    let answering: @Sendable (() -> Void) -> Void
     package var timers = TimerHeap()
 
     package init(
         registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
-        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int
+        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int,
+        answering: @escaping @Sendable (() -> Void) -> Void = { $0() }
     ) {
+        self.answering = answering
         self.registry = registry
         self.log = log
         self.publisher = publisher
@@ -183,7 +187,8 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
             try log.write(batch.events, states: batch.states, outbox: batch.outbox)
         } catch {
             let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
-            for answer in batch.answers { answer.reply(.failure(refusal)) }
+            let answers = batch.answers
+            answering { for answer in answers { answer.reply(.failure(refusal)) } }
             let retry = clock.now() + 100
             for slot in batch.fired { timers.schedule(slot, at: retry) }
             return
@@ -198,8 +203,9 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
             dispatcher.wake()
         }
         publisher.publish(batch.events)
-        for answer in batch.answers {
-            answer.reply(.success(Array(batch.events[answer.events])))
+        let (answers, events) = (batch.answers, batch.events)
+        answering {
+            for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
         }
         observer.committed(batch.events, answers: batch.answers.count)
     }

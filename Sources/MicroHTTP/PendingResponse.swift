@@ -1,30 +1,23 @@
 import CMicroHTTPD
-import Synchronization
 
 /// An answer that another thread produces later. A handler returns `Response.pending(p)`:
 /// the request's connection is suspended (its worker thread goes on serving others) and
 /// `complete` resumes it with the answer, so no thread sleeps while, say, a commit is written.
-public final class PendingResponse: Sendable {
-    private struct State {
-        var response: Response?
-        var connection: CHandle?
-        var suspended = false
-    }
-
-    /// Suspend and resume of one connection are ordered by this lock: `complete` never
-    /// resumes a connection that is not (yet) suspended.
-    private let state = Mutex(State())
+public final class PendingResponse: @unchecked Sendable {  // every var is guarded by SuspendResume's lock
+    private var response: Response?
+    private var connection: OpaquePointer?
+    private var suspended = false
 
     public init() {}
 
     /// Delivers the answer; only the first call counts.
     public func complete(_ response: Response) {
-        state.withLock { state in
-            guard state.response == nil else { return }
-            state.response = response
-            if state.suspended, let connection = state.connection {
-                state.suspended = false
-                SuspendResume.resume(connection.pointer)
+        SuspendResume.locked {
+            guard self.response == nil else { return }
+            self.response = response
+            if suspended, let connection {
+                suspended = false
+                MHD_resume_connection(connection)
             }
         }
     }
@@ -32,12 +25,12 @@ public final class PendingResponse: Sendable {
     /// The answer if it is there; otherwise suspends `connection` until `complete`.
     /// Called by the access handler only.
     func responseOrSuspend(_ connection: OpaquePointer) -> Response? {
-        state.withLock { state in
-            if let response = state.response { return response }
-            if !state.suspended {
-                state.connection = CHandle(pointer: connection)
-                state.suspended = true
-                SuspendResume.suspend(connection)
+        SuspendResume.locked {
+            if let response { return response }
+            if !suspended {
+                self.connection = connection
+                suspended = true
+                MHD_suspend_connection(connection)
             }
             return nil
         }

@@ -1,18 +1,41 @@
 import CMicroHTTPD
-import Synchronization
+import Glibc
 
-/// Every `MHD_suspend_connection` and `MHD_resume_connection` of the process, behind one
-/// lock: libmicrohttpd's suspend and resume are not safe to run at the same time on
-/// different threads (a resume racing a suspend elsewhere can be lost, and the connection
-/// then waits until its idle timeout). Always the innermost lock.
+/// Every `MHD_suspend_connection` and `MHD_resume_connection` of the process, and the state
+/// of every pending response, behind one lock: libmicrohttpd's suspend and resume are not
+/// safe to run at the same time on different threads (a resume racing a suspend elsewhere
+/// can be lost, and the connection then waits until its idle timeout). A pthread mutex, not
+/// a spinning one: on two cores a spinner only keeps the holder off the CPU. Recursive, so
+/// `withConnectionsLocked` can complete many responses under one acquisition. Always the
+/// innermost lock.
 enum SuspendResume {
-    private static let lock = Mutex(())
+    nonisolated(unsafe) private static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+        return mutex
+    }()
+
+    static func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
 
     static func suspend(_ connection: OpaquePointer) {
-        lock.withLock { _ in MHD_suspend_connection(connection) }
+        locked { MHD_suspend_connection(connection) }
     }
 
     static func resume(_ connection: OpaquePointer) {
-        lock.withLock { _ in MHD_resume_connection(connection) }
+        locked { MHD_resume_connection(connection) }
     }
+}
+
+/// Runs `body` holding the suspend/resume lock once: completing many pending responses
+/// inside costs one acquisition instead of one each.
+public func withConnectionsLocked(_ body: () -> Void) {
+    SuspendResume.locked(body)
 }
