@@ -63,13 +63,22 @@ struct SequencerTests {
         for i in 0..<4 { try server.createButton("{\"id\": \"busy\(i)\", \"maxTaps\": 1}") }
         let stream = try server.client.stream("/api/v1/events/stream")
         let stop = Atomic<Bool>(false)
-        let group = DispatchGroup()
+        let pressed = Atomic<Int>(0)
+        let running = Atomic<Int>(0)
         for i in 0..<4 {
-            DispatchQueue.global().async(group: group) {
+            // Threads of their own: the shared pool may be busy with other tests.
+            running.add(1, ordering: .relaxed)
+            Thread {
                 let client = HTTPClient(port: server.app.port)
-                while !stop.load(ordering: .relaxed) { _ = try? client.request("POST", "/api/v1/buttons/busy\(i)/press", json: "{}") }
-            }
+                while !stop.load(ordering: .relaxed) {
+                    if (try? client.request("POST", "/api/v1/buttons/busy\(i)/press", json: "{}"))?.status == 200 {
+                        pressed.add(1, ordering: .relaxed)
+                    }
+                }
+                running.subtract(1, ordering: .relaxed)
+            }.start()
         }
+        while pressed.load(ordering: .relaxed) < 8 { usleep(1000) }
         let down = Self.events(try server.post("/api/v1/buttons/held/down"))
         let downT = down.first!["t"]!.int!
         // The long press reaches the stream while the button is still held.
@@ -79,7 +88,7 @@ struct SequencerTests {
         }
         let up = Self.events(try server.post("/api/v1/buttons/held/up"))
         stop.store(true, ordering: .relaxed)
-        group.wait()
+        while running.load(ordering: .relaxed) > 0 { usleep(1000) }
         let longPress = seen.last!
         #expect(longPress["t"]?.int == downT + 150)
         #expect(longPress["button"] == "held")
