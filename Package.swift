@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         .target(
             name: "MicroHTTP",
-            dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "JSON"],
+            dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(name: "ButtonEngine", swiftSettings: strict),

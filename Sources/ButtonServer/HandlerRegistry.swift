@@ -1,3 +1,4 @@
+import ThreadSupport
 import Buttons
 import ButtonEngine
 import ButtonStore
@@ -22,7 +23,7 @@ final class HandlerRegistry: DeliveryRules {
         var byOwner: [HandlerDefinition.Owner: [String]] = [:]
     }
 
-    private let tables = Mutex(Tables())
+    private let tables = Locked(Tables())
     let store: ButtonStore
     let scriptsDir: String?
     static let maxPerOwner = 32

@@ -1,3 +1,4 @@
+import ThreadSupport
 import Buttons
 import FoundationEssentials
 import Glibc
@@ -37,7 +38,7 @@ final class Metrics: CommitObserver {
         var committedCalls: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let startTime = Date().timeIntervalSince1970
 
     func request(route: String, method: String, status: Int, seconds: Double) {

@@ -1,3 +1,4 @@
+import ThreadSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,8 +27,8 @@ public final class ButtonStore: Sendable {
     public let path: String
 
     /// `nil` once closed.
-    private let connection: Mutex<Connection?>
-    private let readers = Mutex<[Connection]?>([])
+    private let connection: Locked<Connection?>
+    private let readers = Locked<[Connection]?>([])
     private let checkpointer: Checkpointer
     /// The open, flock-ed lock file: one buttond per data directory.
     private let lockFile: Int32
@@ -45,7 +46,7 @@ public final class ButtonStore: Sendable {
             let connection = try Connection(path: path)
             try Schema.migrate(connection)
             checkpointer = try Checkpointer(path: path)
-            self.connection = Mutex(connection)
+            self.connection = Locked(connection)
         } catch {
             Glibc.close(lockFile)
             throw error

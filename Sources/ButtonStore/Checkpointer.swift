@@ -2,10 +2,11 @@ import ThreadSupport
 
 /// Copies the write-ahead log back into the database on a thread of its own, with a
 /// connection of its own, so no commit (and so no request) ever pays for a checkpoint.
-/// The writer asks for one after a commit that left the log past `threshold` pages (4 MiB:
-/// small rounds keep each fsync short, so the disk is never busy for long).
+/// The writer asks for one after a commit that left the log past `threshold` pages (16 MiB:
+/// pages written again and again, like the log's tail, button states and the outbox's
+/// indexes, are copied and synced once a round; the writer never waits for a round).
 final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` are guarded by `condition`
-    static let threshold = 1000
+    static let threshold = 4000
 
     private let condition = Condition()
     private let connection: Connection

@@ -34,7 +34,7 @@ final class Connection: @unchecked Sendable {
         sqlite3_busy_timeout(db, 5000)
         if role == .reader {
             try execute(
-                "PRAGMA query_only = 1; PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456",
+                "PRAGMA query_only = 1; PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 0",
                 doing: "configuring a reader")
             return
         }
@@ -49,7 +49,7 @@ final class Connection: @unchecked Sendable {
         try execute(
             "PRAGMA synchronous = \(role == .writer ? "OFF" : "NORMAL"); PRAGMA foreign_keys = ON; "
                 + "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 0; PRAGMA temp_store = MEMORY; "
-                + "PRAGMA mmap_size = 268435456",
+                + "PRAGMA mmap_size = 0",
             doing: "configuring the connection")
         if role == .writer {
             sqlite3_wal_hook(

@@ -1,3 +1,4 @@
+import ThreadSupport
 import ButtonEngine
 import ButtonStore
 import Glibc
@@ -12,8 +13,8 @@ package final class Registry: Sendable {
         var order: [String] = []
     }
 
-    private let buttons = Mutex(Table<ButtonSlot>())
-    private let sheets = Mutex(Table<SheetSlot>())
+    private let buttons = Locked(Table<ButtonSlot>())
+    private let sheets = Locked(Table<SheetSlot>())
     package let store: ButtonStore
     package let maxButtons: Int
 

@@ -1,3 +1,4 @@
+import ThreadSupport
 import CMicroHTTPD
 import CMicroHTTPDShims
 import Synchronization
@@ -108,7 +109,7 @@ public final class StreamHub: Sendable {
         var accepting = true
     }
 
-    private let lock = Mutex(Streams())
+    private let lock = Locked(Streams())
     public let maxStreams: Int
 
     public init(maxStreams: Int) {
