@@ -110,7 +110,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     /// Under load (the last turn had more than one request), a turn with fewer than
     /// `lingerBelow` requests waits up to `linger` seconds for more before it commits.
     package static let lingerBelow = 32
-    package static let linger = 0.0004
+    package static let linger = 0.0002
 
     private func run() {
         var busy = false

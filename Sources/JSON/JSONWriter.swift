@@ -56,6 +56,12 @@ public struct JSONWriter {
 
     public mutating func write(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, types) need no escape: copy them whole.
+        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): raw("\\\"")
