@@ -13,7 +13,10 @@ extension ButtonStore {
             let insertEvent = try connection.statement(
                 "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             let updateState = try connection.statement(
-                "UPDATE buttons SET face = ?2, clock = ?3, held = ?4, taps = ?5 WHERE id = ?1")
+                """
+                INSERT INTO button_states (id, face, clock, held, taps) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (id) DO UPDATE SET face = ?2, clock = ?3, held = ?4, taps = ?5
+                """)
             let insertOutbox = try Self.insertOutboxStatement(connection)
             try connection.transaction { () throws(StoreError) in
                 for event in events {

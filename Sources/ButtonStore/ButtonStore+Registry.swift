@@ -4,7 +4,10 @@ extension ButtonStore {
     public func loadButtons() throws(StoreError) -> [StoredButton] {
         try withConnection { connection throws(StoreError) in
             try connection.statement(
-                "SELECT id, config, face, clock, held, position, taps FROM buttons ORDER BY position, id"
+                """
+                SELECT b.id, b.config, COALESCE(s.face, 0), s.clock, COALESCE(s.held, 0), b.position, COALESCE(s.taps, 0)
+                FROM buttons b LEFT JOIN button_states s ON s.id = b.id ORDER BY b.position, b.id
+                """
             ).rows { row in
                 StoredButton(
                     id: row.text(0), config: row.text(1), face: row.int(2), clock: row.optionalInt64(3),
@@ -20,30 +23,47 @@ extension ButtonStore {
             INSERT INTO buttons (id, position, config, face, clock, held)
             VALUES (?1, (SELECT COALESCE(MAX(position), -1) + 1 FROM buttons), ?2, 0, NULL, 0)
             ON CONFLICT (id) DO UPDATE SET config = excluded.config
-            """, id: id, config: config)
+            """, id: id, config: config, state: true)
     }
 
-    /// Runs one of the registry's insert-or-replace-config statements.
-    private func upsert(_ sql: StaticString, id: String, config: String) throws(StoreError) {
+    /// Runs one of the registry's insert-or-replace-config statements; with `state`, also
+    /// gives a new button its state row, in the same transaction.
+    private func upsert(_ sql: StaticString, id: String, config: String, state: Bool = false) throws(StoreError) {
         try withConnection { connection throws(StoreError) in
-            let insert = try connection.statement(sql)
-            insert.bind(id, at: 1)
-            insert.bind(config, at: 2)
-            try insert.run()
+            try connection.transaction { () throws(StoreError) in
+                let insert = try connection.statement(sql)
+                insert.bind(id, at: 1)
+                insert.bind(config, at: 2)
+                try insert.run()
+                if state { try Self.addState(id: id, in: connection) }
+            }
         }
+    }
+
+    private static func addState(id: String, in connection: Connection) throws(StoreError) {
+        let insert = try connection.statement("INSERT OR IGNORE INTO button_states (id) VALUES (?1)")
+        insert.bind(id, at: 1)
+        try insert.run()
+    }
+
+    private static func deleteState(id: String, in connection: Connection) throws(StoreError) {
+        let delete = try connection.statement("DELETE FROM button_states WHERE id = ?1")
+        delete.bind(id, at: 1)
+        try delete.run()
     }
 
     /// Deletes a button with its handlers and their undelivered outbox rows. Returns whether it existed.
     @discardableResult
     public func deleteButton(id: String) throws(StoreError) -> Bool {
-        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: StoredHandler.owner(button: id))
+        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: StoredHandler.owner(button: id), state: true)
     }
 
-    /// Deletes one registry row and its handlers in one transaction.
-    private func delete(_ sql: StaticString, id: String, owner: String) throws(StoreError) -> Bool {
+    /// Deletes one registry row and its handlers (and a button's state) in one transaction.
+    private func delete(_ sql: StaticString, id: String, owner: String, state: Bool = false) throws(StoreError) -> Bool {
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
                 try Self.deleteHandlers(owner: owner, in: connection)
+                if state { try Self.deleteState(id: id, in: connection) }
                 let delete = try connection.statement(sql)
                 delete.bind(id, at: 1)
                 try delete.run()
@@ -98,6 +118,7 @@ extension ButtonStore {
                 let keptButtons = Set(buttons.map(\.id))
                 for id in try Self.ids(connection.statement("SELECT id FROM buttons")) where !keptButtons.contains(id) {
                     try Self.deleteHandlers(owner: StoredHandler.owner(button: id), in: connection)
+                    try Self.deleteState(id: id, in: connection)
                     let delete = try connection.statement("DELETE FROM buttons WHERE id = ?1")
                     delete.bind(id, at: 1)
                     try delete.run()
@@ -119,6 +140,7 @@ extension ButtonStore {
                     putButton.bind(position, at: 2)
                     putButton.bind(button.config, at: 3)
                     try putButton.run()
+                    try Self.addState(id: button.id, in: connection)
                 }
                 let putSheet = try connection.statement(
                     """

@@ -81,6 +81,19 @@ enum Schema {
         """
         DROP INDEX events_button;
         """,
+        // 5: live button state in a small table of its own. Every commit updates the state of
+        // the buttons it touched; in `buttons` each update rewrote the row with its config,
+        // and the pages of every button's config went to the log again and again.
+        """
+        CREATE TABLE button_states (
+            id TEXT PRIMARY KEY NOT NULL,
+            face INTEGER NOT NULL DEFAULT 0,
+            clock INTEGER,
+            held INTEGER NOT NULL DEFAULT 0,
+            taps INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        INSERT INTO button_states (id, face, clock, held, taps) SELECT id, face, clock, held, taps FROM buttons;
+        """,
     ]
 
     /// The schema version this build writes.
