@@ -159,11 +159,15 @@ final class HandlerRegistry: DeliveryRules {
         }
     }
 
+    /// `dlv_`, the time in microseconds (10 base-36 digits, so ids sort by creation and the
+    /// outbox's key index grows at its end instead of gaining a random page per delivery),
+    /// then 12 random base-36 digits.
     static func newDeliveryID() -> String {
+        let micros = String(UInt64(max(0, Timestamp.preciseNow() * 1000)), radix: 36)
         var generator = SystemRandomNumberGenerator()
-        let a = String(generator.next() as UInt64, radix: 36)
-        let b = String(generator.next() as UInt64 >> 16, radix: 36)
-        return "dlv_" + a + b
+        let random = String(generator.next(upperBound: UInt64(4_738_381_338_321_616_896)), radix: 36)  // 36^12
+        return "dlv_" + String(repeating: "0", count: max(0, 10 - micros.count)) + micros
+            + String(repeating: "0", count: max(0, 12 - random.count)) + random
     }
 
     /// What the dispatcher needs to send a delivery of handler `id` now.

@@ -180,6 +180,9 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
 
     /// A worker thread: takes attempts one at a time, with its own webhook connection.
     private func work() {
+        // Input comes first: a delivery may wait a little (it is durable in the outbox), a
+        // press must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
+        setThreadNice(5)
         let sender = WebhookSender()
         while true {
             jobsReady.lock()
