@@ -151,12 +151,13 @@ def test_sheet_opened_via_api_shows_and_option_fires_select(server, driver):
     server.ok("POST", f"/sheets/{sid}/open")
     sheet = wait(driver).until(EC.visibility_of_element_located(
         (By.CSS_SELECTOR, f'dialog.bottom-sheet[data-sheet="{sid}"][open]')))
+    # wait for the slide-in to finish: until then part of the sheet (its Cancel button, last)
+    # is still below the viewport, so not visible text, and a click may miss the option
+    wait(driver).until(lambda d: d.execute_script(
+        "return getComputedStyle(arguments[0]).transform === 'none'", sheet))
     assert "Scene" in sheet.text and "Movie night" in sheet.text and "Cancel" in sheet.text
     option = wait(driver).until(EC.element_to_be_clickable(
         (By.CSS_SELECTOR, f'dialog.bottom-sheet[data-sheet="{sid}"] .bs-option[data-option="movie"]')))
-    # wait for the slide-in to finish so the click lands on the option
-    wait(driver).until(lambda d: d.execute_script(
-        "return getComputedStyle(arguments[0]).transform === 'none'", sheet))
     option.click()
 
     evs = wait(driver).until(lambda d: [e for e in server.events() if e.get("sheet") == sid and e["type"] == "select"])
