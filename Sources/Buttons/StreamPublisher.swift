@@ -61,8 +61,11 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
     package func subscribe(_ stream: any EventSink, after: Int64?, source: String?) {
         let id = ObjectIdentifier(stream)
         condition.locked {
+            // A cursor past the newest event (from an older data directory, say) replays
+            // nothing and takes every event from now on.
             subscribers[id] = Subscriber(
-                stream: stream, source: source, sentThrough: after ?? publishedThrough, replaying: after != nil)
+                stream: stream, source: source, sentThrough: min(after ?? publishedThrough, publishedThrough),
+                replaying: after != nil)
             if after != nil { markReady(id) }
         }
         guard after != nil else { return }

@@ -184,9 +184,13 @@ let accessHandler: MHD_AccessHandlerCallback = {
         server: server)
 }
 
-let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
     guard let requestContext, let opaque = requestContext.pointee else { return }
-    Unmanaged<RequestContext>.fromOpaque(opaque).release()
+    let context = Unmanaged<RequestContext>.fromOpaque(opaque).takeRetainedValue()
+    if context.pending != nil, let cls {
+        // The client left while its answer was being produced: nobody will queue it.
+        Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().pendingFinished()
+    }
     requestContext.pointee = nil
 }
 

@@ -41,6 +41,16 @@ struct StreamTests {
         #expect(try byQuery.nextEvent().id == "12")
     }
 
+    @Test func aCursorPastTheNewestEventStillGetsNewEvents() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "s", "maxTaps": 1}"#)
+        try server.post("/api/v1/buttons/s/press", #"{"t": 100}"#)
+        // A client that remembers an id from an older data directory.
+        let stream = try server.client.stream("/api/v1/events/stream", headers: ["Last-Event-ID": "999"])
+        try server.post("/api/v1/buttons/s/down", #"{"t": 300}"#)
+        #expect(try stream.nextEvent().id == "5")
+    }
+
     @Test func tapSeriesEndFiresInRealTime() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "dbl", "multiTapMs": 150}"#)
