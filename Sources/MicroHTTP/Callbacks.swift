@@ -95,9 +95,16 @@ private func answer(
 /// Queues a pending response's answer if it has arrived; otherwise the connection stays
 /// suspended and libmicrohttpd calls the access handler again once it is resumed.
 private func awaitPending(context: RequestContext, connection: OpaquePointer, server: HTTPServer) -> MHD_Result {
-    guard let (pending, route, method, path) = context.pending,
-        let response = pending.responseOrSuspend(connection)
-    else { return .YES }
+    guard let (pending, route, method, path) = context.pending else { return .YES }
+    let response: Response
+    if server.isStopping {
+        // No new suspension once stopping began: wait here for the answer (it is near).
+        response = pending.waitForResponse()
+    } else if let ready = pending.responseOrSuspend(connection) {
+        response = ready
+    } else {
+        return .YES
+    }
     context.pending = nil
     server.pendingFinished()
     if case .pending = response.body {

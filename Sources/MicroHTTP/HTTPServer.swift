@@ -17,6 +17,9 @@ public final class HTTPServer: Sendable {
     private let heartbeat = Mutex<HeartbeatTimer?>(nil)
     /// Requests whose answer is still being produced (their connections are suspended).
     private let pendingCount = Atomic<Int>(0)
+    /// Set when stopping begins: from then on a pending answer is waited for on the worker
+    /// thread, never by suspending, so the count of suspended connections can only fall.
+    private let stopping = Atomic<Bool>(false)
 
     public init(
         configuration: ServerConfiguration, router: Router, streams: StreamHub? = nil,
@@ -110,10 +113,11 @@ public final class HTTPServer: Sendable {
             timer?.reaper.cancel()
             timer = nil
         }
+        stopping.store(true, ordering: .sequentiallyConsistent)
         let listener = MHD_quiesce_daemon(running)
         // libmicrohttpd must not stop with a connection suspended: let pending answers arrive.
         let answered = Date().addingTimeInterval(10)
-        while pendingCount.load(ordering: .acquiring) > 0 && Date() < answered { usleep(1_000) }
+        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && Date() < answered { usleep(1_000) }
         streams.finishAll()
         // Give resumed streams a moment to flush their end of stream before the daemon closes them.
         let deadline = Date().addingTimeInterval(1)
@@ -126,8 +130,9 @@ public final class HTTPServer: Sendable {
 
     func record(_ record: RequestRecord) { onRequest?(record) }
 
-    func pendingStarted() { pendingCount.add(1, ordering: .relaxed) }
-    func pendingFinished() { pendingCount.subtract(1, ordering: .releasing) }
+    func pendingStarted() { pendingCount.add(1, ordering: .sequentiallyConsistent) }
+    func pendingFinished() { pendingCount.subtract(1, ordering: .sequentiallyConsistent) }
+    var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 }
 
 /// The heartbeat's timer source; Dispatch sources are thread-safe to cancel from any thread.

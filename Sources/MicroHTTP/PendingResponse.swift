@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 
 /// An answer that another thread produces later. A handler returns `Response.pending(p)`:
 /// the request's connection is suspended (its worker thread goes on serving others) and
@@ -19,6 +20,15 @@ public final class PendingResponse: @unchecked Sendable {  // every var is guard
                 suspended = false
                 MHD_resume_connection(connection)
             }
+        }
+    }
+
+    /// Blocks the calling worker thread until the answer is there (only while the server
+    /// stops, when suspending is no longer allowed; the answer comes within a batch).
+    func waitForResponse() -> Response {
+        while true {
+            if let response = SuspendResume.locked({ response }) { return response }
+            usleep(200)
         }
     }
 

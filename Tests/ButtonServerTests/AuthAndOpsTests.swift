@@ -119,15 +119,25 @@ struct AuthAndOpsTests {
     @Test func sigtermUnderLoadExitsZeroAndLosesNothing() throws {
         let dir = NSTemporaryDirectory() + "buttond-term-\(UUID().uuidString)"
         let server = try ServerProcess(dataDir: dir)
-        try server.client.request("POST", "/api/v1/buttons", json: #"{"id": "t"}"#)
+        for b in 0..<4 { try server.client.request("POST", "/api/v1/buttons", json: "{\"id\": \"t\(b)\"}") }
         let port = server.port
         let stream = try server.client.stream("/api/v1/events/stream")
         let results = Mutex<[Int64]>([])
         let finished = Mutex(0)
-        for _ in 0..<3 {
+        // Many keep-alive clients, so answers are pending (connections suspended) when the
+        // signal comes, and new requests keep arriving while the server stops.
+        let clients = 16
+        for i in 0..<clients {
             Thread.detachNewThread {
-                let client = HTTPClient(port: port, timeoutSeconds: 5)
-                while let reply = try? client.request("POST", "/api/v1/buttons/t/press", json: "{}"), reply.status == 200 {
+                // Keep-alive, as wrk and browsers do: requests keep coming on an open
+                // connection after the listener is closed.
+                guard let connection = try? ClientConnection(port: port, timeoutSeconds: 5) else {
+                    finished.withLock { $0 += 1 }
+                    return
+                }
+                let request = Array(
+                    "POST /api/v1/buttons/t\(i % 4)/press HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+                while (try? connection.write(request)) != nil, let reply = try? connection.readReplyForTests(), reply.status == 200 {
                     let seqs = (reply.json["events"]?.array ?? []).compactMap { $0["seq"]?.int }
                     results.withLock { $0 += seqs }
                 }
@@ -138,7 +148,7 @@ struct AuthAndOpsTests {
         _ = eventually(seconds: 20, { results.withLock { $0.count } }, until: { $0 >= 100 })
         let status = server.stop(SIGTERM, within: 15)
         #expect(status == 0)
-        _ = eventually(seconds: 20, { finished.withLock { $0 } }, until: { $0 == 3 })
+        _ = eventually(seconds: 20, { finished.withLock { $0 } }, until: { $0 == clients })
         let acknowledged = results.withLock { $0 }
         #expect(stream.endsWithin(seconds: 5))
         let restarted = try ServerProcess(dataDir: dir)
