@@ -37,11 +37,8 @@ extension Sequencer {
         return http
     }
 
-    private func button(_ id: String) throws(ButtonsError) -> ButtonSlot {
-        let slot = try registry.button(id)
-        guard !slot.removed else { throw ButtonsError.notFound("no button named '\(id)'") }
-        return slot
-    }
+    /// Lookups run on the sequencer thread, as deletions do: a deleted slot is never found.
+    private func button(_ id: String) throws(ButtonsError) -> ButtonSlot { try registry.button(id) }
 
     /// Applies `command` to the batch's machines. Refused (unknown button, engine error,
     /// full delivery queue): answered now, the batch unchanged. Accepted: answered when the
@@ -106,7 +103,6 @@ extension Sequencer {
                 buttons.append((slot, machine))
             case .sheet(let id, let action, let t):
                 let slot = try registry.sheet(id)
-                guard !slot.removed else { throw ButtonsError.notFound("no sheet named '\(id)'") }
                 var machine = batch.machine(of: slot)
                 let t = t ?? now
                 let produced: [GestureEvent]

@@ -38,10 +38,9 @@ extension Sequencer {
     /// Changes a button's definition; the engine takes the new timings from the next timer on.
     package func update(_ id: String, with json: JSONValue) throws(ButtonsError) -> JSONValue {
         try exclusive { [registry, clock] () throws(ButtonsError) in
+            // A deleted slot has left the registry in the same exclusive job that removed it.
             let slot = try registry.button(id)
-            guard !slot.removed else { throw ButtonsError.notFound("no button named '\(id)'") }
-            var definition = slot.definition
-            try definition.patch(with: json)
+            let definition = try slot.definition.patched(with: json)
             try registry.saveDefinition(definition)
             return slot.locked {
                 slot.definition = definition
@@ -58,9 +57,7 @@ extension Sequencer {
     package func updateSheet(_ id: String, with json: JSONValue) throws(ButtonsError) -> JSONValue {
         try exclusive { [registry] () throws(ButtonsError) in
             let slot = try registry.sheet(id)
-            guard !slot.removed else { throw ButtonsError.notFound("no sheet named '\(slot.id)'") }
-            var definition = slot.definition
-            try definition.patch(with: json)
+            let definition = try slot.definition.patched(with: json)
             try registry.saveSheet(definition)
             return slot.locked {
                 slot.definition = definition
@@ -70,3 +67,20 @@ extension Sequencer {
         }
     }
 }
+
+/// A definition that a JSON merge patch can change.
+protocol Patchable {
+    mutating func patch(with json: JSONValue) throws(ButtonsError)
+}
+
+extension Patchable {
+    /// A copy with `json` applied; `self` is left as it is if the patch is refused.
+    func patched(with json: JSONValue) throws(ButtonsError) -> Self {
+        var copy = self
+        try copy.patch(with: json)
+        return copy
+    }
+}
+
+extension ButtonDefinition: Patchable {}
+extension SheetDefinition: Patchable {}
