@@ -73,7 +73,7 @@ final class Metrics: CommitObserver {
         }
     }
 
-    /// One group commit that carried `calls` callers' events.
+    /// One batch transaction of the sequencer that answered `calls` requests.
     func commit(calls: Int) {
         state.withLock { s in
             s.commits += 1
@@ -127,7 +127,7 @@ final class Metrics: CommitObserver {
         }
         text += "# HELP buttond_delivery_duration_seconds Time one delivery attempt took.\n# TYPE buttond_delivery_duration_seconds histogram\n"
         Self.histogram("buttond_delivery_duration_seconds", s.deliveryDuration, into: &text)
-        text += "# HELP buttond_log_commits_total SQLite transactions of the event log (group commits).\n# TYPE buttond_log_commits_total counter\n"
+        text += "# HELP buttond_log_commits_total SQLite transactions of the event log (one per sequencer batch).\n# TYPE buttond_log_commits_total counter\n"
         text += "buttond_log_commits_total \(s.commits)\n"
         text += "# HELP buttond_log_commit_calls_total Calls whose events those transactions carried.\n# TYPE buttond_log_commit_calls_total counter\n"
         text += "buttond_log_commit_calls_total \(s.committedCalls)\n"
