@@ -197,33 +197,54 @@ public final class StreamHub: Sendable {
     }
 }
 
-/// Bytes waiting for a client: appended at the end, taken from the front without moving the
-/// rest on every read (the front is dropped once it is at least half of the storage).
+/// Bytes waiting for a client, as the chunks they were sent in. A chunk is kept as it is
+/// (arrays share their storage), so one batch of events sent to many streams is not copied
+/// once per stream; a read copies from the front into libmicrohttpd's buffer.
 struct ByteQueue {
-    private var bytes: [UInt8] = []
-    private var start = 0
+    private var chunks: [[UInt8]] = []
+    /// Chunks before this index are fully read.
+    private var head = 0
+    /// Bytes of `chunks[head]` already read.
+    private var offset = 0
+    private(set) var count = 0
 
-    var count: Int { bytes.count - start }
-    var isEmpty: Bool { start == bytes.count }
+    var isEmpty: Bool { count == 0 }
 
-    mutating func append(contentsOf more: [UInt8]) { bytes.append(contentsOf: more) }
+    mutating func append(contentsOf more: [UInt8]) {
+        guard !more.isEmpty else { return }
+        chunks.append(more)
+        count += more.count
+    }
 
     mutating func removeAll() {
-        bytes = []
-        start = 0
+        chunks = []
+        head = 0
+        offset = 0
+        count = 0
     }
 
     /// Copies up to `max` bytes into `buffer` and drops them; returns how many.
     mutating func take(into buffer: UnsafeMutableRawPointer, max: Int) -> Int {
-        let count = Swift.min(max, self.count)
-        bytes.withUnsafeBytes { raw in buffer.copyMemory(from: raw.baseAddress! + start, byteCount: count) }
-        start += count
-        if start == bytes.count {
-            removeAll()
-        } else if start >= 65_536 && start * 2 >= bytes.count {
-            bytes.removeFirst(start)
-            start = 0
+        var copied = 0
+        while copied < max && head < chunks.count {
+            let n = Swift.min(max - copied, chunks[head].count - offset)
+            chunks[head].withUnsafeBytes { raw in
+                (buffer + copied).copyMemory(from: raw.baseAddress! + offset, byteCount: n)
+            }
+            copied += n
+            offset += n
+            if offset == chunks[head].count {
+                head += 1
+                offset = 0
+            }
         }
-        return count
+        count -= copied
+        if head == chunks.count {
+            removeAll()
+        } else if head >= 64 {
+            chunks.removeFirst(head)
+            head = 0
+        }
+        return copied
     }
 }
