@@ -238,7 +238,7 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
             } else {
                 status = "pending"
                 if let seconds = result.retryAfterSeconds, result.statusCode == 429 || result.statusCode == 503 {
-                    nextAttemptAt = Self.now() + Int64(Double(min(max(seconds, 0), 86_400) * 1000) * retryScale)
+                    nextAttemptAt = Self.now() + Int64(Double(min(max(seconds, 0), RetryAfter.maximumSeconds) * 1000) * retryScale)
                 } else {
                     nextAttemptAt = Self.now() + Int64(Double(RetrySchedule.delay(afterAttempt: number)) * retryScale)
                 }

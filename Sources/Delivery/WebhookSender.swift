@@ -69,7 +69,7 @@ public final class WebhookSender {
             if let data {
                 let line = data.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
                 if line.lowercased().hasPrefix("retry-after:") {
-                    sink.retryAfter = Int(line.dropFirst(12).trimmed())
+                    sink.retryAfter = RetryAfter.seconds(String(line.dropFirst(12)), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
                 }
             }
             return n
