@@ -145,6 +145,11 @@ public enum ScriptRunner {
             kill(-pid, SIGKILL)
         }
         if !exited { waitpid(pid, &status, 0) }
+        if termSentAt == nil {
+            // The script exited: what it left running in its group is stopped too (a script
+            // that wants a daemon must setsid it away).
+            kill(-pid, SIGTERM)
+        }
 
         var result: AttemptResult
         let output = AttemptResult.text(out + err)

@@ -77,6 +77,26 @@ struct ScriptTests {
         }
     }
 
+    @Test func whatAScriptLeavesInItsGroupIsStoppedWhenItExits() throws {
+        let dir = try Self.scriptsDir([
+            "leaves.sh": "#!/bin/sh\nsleep 600 &\necho $! > \"$PWD/child.pid\"\necho started\n"
+        ])
+        let server = try Self.server(dir)
+        try server.createButton(#"{"id": "b", "maxTaps": 1}"#)
+        let created = try server.post("/api/v1/buttons/b/handlers", #"{"on": ["tap"], "script": {"name": "leaves.sh"}}"#)
+        let hid = created.json["id"]!.string!
+        try server.post("/api/v1/buttons/b/press")
+        let detail = try Self.deliveryDetail(server, handler: hid, until: "ok")
+        #expect(detail["attempts"]?.array.first?["exitCode"] == 0)
+        let pid = Int32((try? String(contentsOfFile: dir + "/child.pid", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        #expect(pid > 0)
+        // Gone, or a zombie awaiting its reaper: not running.
+        let state = eventually(seconds: 10, {
+            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first.map(String.init)
+        }, until: { $0 == nil || $0 == "Z" })
+        #expect(state == nil || state == "Z", "the script's child \(pid) is still running")
+    }
+
     @Test func hugeOutputIsCappedAndExitCodesAreRecorded() throws {
         let dir = try Self.scriptsDir([
             "loud.sh": "#!/bin/sh\nhead -c 10485760 /dev/zero | tr '\\0' 'x'\nexit 3\n"
