@@ -4370,7 +4370,8 @@ enum OpenAPIDocument {
                   "connect",
                   "exit_code",
                   "signal",
-                  "expired"
+                  "expired",
+                  "refused"
                 ]
               },
               "output": {

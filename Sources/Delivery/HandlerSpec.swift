@@ -56,6 +56,8 @@ public struct HandlerSpec: Sendable {
 public struct AttemptResult: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case ok, httpStatus = "http_status", timeout, connect, exitCode = "exit_code", signal, expired
+        /// The script is no longer a regular executable file in the scripts directory: not run.
+        case refused
     }
 
     public var outcome: Outcome

@@ -35,6 +35,13 @@ public enum ScriptRunner {
         _ script: HandlerSpec.Script, arguments: [String], environment: [String], stdin input: [UInt8]
     ) -> Finished {
         let path = script.directory + "/" + script.name
+        // Checked again before every run: a file swapped for a symlink (or made
+        // non-executable) since registration must not run.
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 else {
+            let message = "not run: \(script.name) is no longer a regular executable file in the scripts directory"
+            return Finished(result: AttemptResult(outcome: .refused, output: message), stdout: [], stderr: Array(message.utf8))
+        }
         var stdinPipe: [Int32] = [0, 0]
         var stdoutPipe: [Int32] = [0, 0]
         var stderrPipe: [Int32] = [0, 0]

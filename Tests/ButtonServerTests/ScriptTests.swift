@@ -97,6 +97,25 @@ struct ScriptTests {
         #expect(state == nil || state == "Z", "the script's child \(pid) is still running")
     }
 
+    @Test func aScriptSwappedForASymlinkIsRefusedAndDoesNotRun() throws {
+        let dir = try Self.scriptsDir(["ok.sh": "#!/bin/sh\nexit 0\n"])
+        let outside = try Self.scriptsDir([:])
+        try "#!/bin/sh\ntouch \"\(outside)/ran\"\n".write(toFile: outside + "/evil.sh", atomically: true, encoding: .utf8)
+        chmod(outside + "/evil.sh", 0o755)
+        let server = try Self.server(dir)
+        try server.createButton(#"{"id": "b", "maxTaps": 1}"#)
+        let created = try server.post("/api/v1/buttons/b/handlers", #"{"on": ["tap"], "script": {"name": "ok.sh"}}"#)
+        #expect(created.status == 201)
+        let hid = created.json["id"]!.string!
+        // After registration the file becomes a link to a script outside the directory.
+        try FileManager.default.removeItem(atPath: dir + "/ok.sh")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/ok.sh", withDestinationPath: outside + "/evil.sh")
+        try server.post("/api/v1/buttons/b/press")
+        let detail = try Self.deliveryDetail(server, handler: hid, until: "failed")
+        #expect(detail["attempts"]?.array.first?["outcome"] == "refused")
+        #expect(!FileManager.default.fileExists(atPath: outside + "/ran"))
+    }
+
     @Test func hugeOutputIsCappedAndExitCodesAreRecorded() throws {
         let dir = try Self.scriptsDir([
             "loud.sh": "#!/bin/sh\nhead -c 10485760 /dev/zero | tr '\\0' 'x'\nexit 3\n"
