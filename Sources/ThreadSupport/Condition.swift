@@ -2,8 +2,9 @@ import CProcessShims
 import Glibc
 
 /// A mutex with a condition variable (pthread), for the few places that block a thread until
-/// another signals: the sequencer, the replay and checkpoint threads, the delivery workers. Foundation's
-/// NSCondition would do, but importing Foundation links ICU's data into the static binary.
+/// another signals: the sequencer, the replay and checkpoint threads, the delivery workers.
+/// Foundation's NSCondition would do, but importing Foundation links ICU's data into the
+/// static binary.
 public final class Condition: @unchecked Sendable {  // the pthread objects are the synchronization
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
