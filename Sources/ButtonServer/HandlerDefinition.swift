@@ -258,8 +258,8 @@ struct HandlerDefinition: Sendable, Equatable {
 
     var json: JSONValue { json(redactingHeaders: false) }
 
-    /// With `redactingHeaders`, webhook header values (credentials, often) read `"***"`: what a
-    /// press token is shown.
+    /// With `redactingHeaders`, webhook header values and URL query values (credentials,
+    /// often: `?key=…`) read `"***"`: what a press token is shown.
     func json(redactingHeaders: Bool) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "on": .array(on.map { .string($0.rawValue) }), "enabled": .bool(enabled),
@@ -273,7 +273,7 @@ struct HandlerDefinition: Sendable, Equatable {
         if let expireAfterMs { extra["expireAfterMs"] = .int(expireAfterMs) }
         switch action {
         case .webhook(let hook):
-            extra["url"] = .string(hook.url)
+            extra["url"] = .string(redactingHeaders ? Self.redactingQuery(hook.url) : hook.url)
             extra["headers"] = .object(hook.headers.mapValues { .string(redactingHeaders ? "***" : $0) })
             extra["timeoutMs"] = .int(hook.timeoutMs)
             object["webhook"] = .object(extra)
@@ -284,6 +284,18 @@ struct HandlerDefinition: Sendable, Equatable {
             object["script"] = .object(extra)
         }
         return .object(object)
+    }
+
+    /// `http://h/p?key=abc&x` → `http://h/p?key=***&x=***` (a fragment is kept as it is).
+    static func redactingQuery(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        let rest = url[url.index(after: question)...]
+        let fragmentStart = rest.firstIndex(of: "#") ?? rest.endIndex
+        let query = rest[..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return name + "=***"
+        }
+        return url[...question] + query.joined(separator: "&") + rest[fragmentStart...]
     }
 
     func matches(_ event: ControlEvent) -> Bool {
