@@ -214,6 +214,36 @@ struct HandlerDefinition: Sendable, Equatable {
         guard parts.user == nil && parts.password == nil else {
             throw ButtonsError.invalid("webhook.url", "webhook.url must not carry a user or password; send credentials in headers")
         }
+        if let reason = forbiddenDestination(host) {
+            throw ButtonsError.invalid("webhook.url", "webhook.url must not point at \(reason) (\(host))")
+        }
+    }
+
+    /// Why a literal address may never receive webhooks (SPEC §5): link-local (cloud metadata
+    /// lives there), multicast and unspecified addresses; nil for any other host. Every IPv4
+    /// spelling counts (`169.254.169.254`, `2852039166`, `0xa9.0xfe.0xa9.0xfe`), and IPv6 with
+    /// an IPv4 inside. Loopback and private addresses are allowed: the LAN is where home
+    /// automation lives.
+    static func forbiddenDestination(_ host: String) -> String? {
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        func ipv4(_ bytes: [UInt8]) -> String? {
+            if bytes[0] == 169 && bytes[1] == 254 { return "a link-local address" }
+            if bytes[0] >= 224 && bytes[0] <= 239 { return "a multicast address" }
+            if bytes[0] == 0 { return "the unspecified address" }
+            return nil
+        }
+        var v4 = in_addr()
+        if inet_aton(literal, &v4) != 0 {
+            return withUnsafeBytes(of: v4.s_addr) { ipv4(Array($0)) }
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, literal, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return "a link-local address" }
+        if bytes[0] == 0xff { return "a multicast address" }
+        if bytes.allSatisfy({ $0 == 0 }) { return "the unspecified address" }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return ipv4(Array(bytes[12...])) }
+        return nil
     }
 
     static func headers(_ fields: inout Fields) throws(ButtonsError) -> [String: String] {

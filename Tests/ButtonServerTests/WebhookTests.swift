@@ -137,6 +137,14 @@ struct WebhookTests {
     static let refused: [(String, String)] = [
         (#"{"on": ["tap"], "webhook": {"url": "ftp://127.0.0.1/x"}}"#, "webhook.url"),
         (#"{"on": ["tap"], "webhook": {"url": "http://user:pw@127.0.0.1/x"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://169.254.169.254/latest/meta-data"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://2852039166/latest/meta-data"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://[fe80::1]:8080/x"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://[::ffff:169.254.169.254]/x"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://224.0.0.251/x"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://[ff02::1]/x"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://0.0.0.0:8080/x"}}"#, "webhook.url"),
+        (#"{"on": ["tap"], "webhook": {"url": "http://[::]:8080/x"}}"#, "webhook.url"),
         (#"{"on": ["tap"], "webhook": {"url": "http://127.0.0.1/\#(String(repeating: "a", count: 2100))"}}"#, "webhook.url"),
         (#"{"on": ["tap"], "webhook": {"url": "http://127.0.0.1/", "headers": {"Host": "x"}}}"#, "webhook.headers.Host"),
         (#"{"on": ["tap"], "webhook": {"url": "http://127.0.0.1/", "headers": {"webhook-id": "x"}}}"#, "webhook.headers.webhook-id"),
@@ -149,6 +157,15 @@ struct WebhookTests {
         (#"{"on": ["tap"]}"#, "webhook"),
         (#"{"on": ["tap"], "script": {"name": "x.sh"}}"#, "script"),
     ]
+
+    /// The LAN and this machine are where home automation lives: allowed.
+    @Test(arguments: ["http://192.168.1.10/x", "http://10.0.0.5:8123/api", "http://[::1]:9/x", "http://homeassistant.local:8123/api"])
+    func localDestinationsAreAllowed(url: String) throws {
+        let server = try Self.server()
+        try server.createButton(#"{"id": "b"}"#)
+        let reply = try server.post("/api/v1/buttons/b/handlers", "{\"on\": [\"tap\"], \"webhook\": {\"url\": \"\(url)\"}}")
+        #expect(reply.status == 201, "\(reply.text)")
+    }
 
     @Test(arguments: refused)
     func registrationChecks(body: String, field: String) throws {
