@@ -22,11 +22,6 @@ extension ButtonStore {
         }
     }
 
-    /// One handler's earliest pending delivery (an index seek), or nil.
-    public func pendingHead(handler: String) throws(StoreError) -> OutboxRow? {
-        try pendingHeads(handlers: [handler]).first
-    }
-
     /// The earliest pending delivery of each of `handlers` that has one, read beside the
     /// writer (one index seek each).
     public func pendingHeads(handlers: [String]) throws(StoreError) -> [OutboxRow] {
@@ -130,11 +125,6 @@ extension ButtonStore {
             self.status = status
             self.nextAttemptAt = nextAttemptAt
         }
-    }
-
-    /// Records an attempt and the delivery's new state in one transaction.
-    public func finishAttempt(_ attempt: StoredAttempt, status: String, nextAttemptAt: Int64) throws(StoreError) {
-        try finishAttempts([FinishedAttempt(attempt, status: status, nextAttemptAt: nextAttemptAt)])
     }
 
     /// Records attempts and their deliveries' new states, all in one transaction.

@@ -23,7 +23,8 @@ package struct Batch {
         self.firstSeq = firstSeq
     }
 
-    package var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && events.isEmpty }
+    /// Nothing to write and nobody to answer.
+    package var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && events.isEmpty && answers.isEmpty }
 
     /// The button's machine as this batch has left it so far.
     package func machine(of slot: ButtonSlot) -> ButtonMachine {

@@ -182,7 +182,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     /// re-armed, events published, callers answered. If the store refuses it, nothing of it
     /// happened: callers get 503, seq numbers are not used, timers retry shortly.
     private func commit(_ batch: inout Batch) {
-        guard !batch.isEmpty || !batch.answers.isEmpty else { return }
+        guard !batch.isEmpty else { return }
         do throws(StoreError) {
             try log.write(batch.events, states: batch.states, outbox: batch.outbox)
         } catch {

@@ -48,8 +48,6 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
         }
     }
 
-    package var count: Int { condition.locked { subscribers.count } }
-
     private static func message(_ json: [UInt8], seq: Int64) -> [UInt8] {
         var bytes = Array("id: \(seq)\ndata: ".utf8)
         bytes.append(contentsOf: json)

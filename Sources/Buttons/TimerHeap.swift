@@ -9,8 +9,6 @@ package struct TimerHeap {
 
     private var heap: [Entry] = []
 
-    package var isEmpty: Bool { heap.isEmpty }
-
     /// The earliest deadline, if any.
     package var next: Int64? { heap.first?.at }
 
