@@ -85,20 +85,21 @@ public final class ClientConnection: @unchecked Sendable {  // used by one threa
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
+        // No close(fd) before a throw below: the object is whole by then, so deinit runs and
+        // closes it. Closing twice would close whatever descriptor took the number meanwhile
+        // (in a test process, a server's connection).
         guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
-            close(fd)
             throw HTTPClient.Failure(description: "not an IPv4 address: \(host)")
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(fd)
             throw HTTPClient.Failure(description: "cannot connect to \(host):\(port)")
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     public func write(_ bytes: [UInt8]) throws {
         var sent = 0
