@@ -6,6 +6,7 @@ import FoundationEssentials
 import Glibc
 import Dispatch
 import MicroHTTP
+import ThreadSupport
 
 /// The whole server: the store, the registry, the engine service and the HTTP routes.
 /// `buttond serve` and the live tests both start exactly this.
@@ -21,6 +22,8 @@ public final class ButtonServerApp: Sendable {
     let dispatcher: Dispatcher
     let streams: StreamHub
     let metrics = Metrics()
+    /// Where webhooks may go: checked at registration (literal hosts) and on every connection.
+    let destinations: Locked<DestinationRules>
     private let server: HTTPServer
     /// Every (method, pattern) the router answers, for checking the OpenAPI document.
     public let routeTable: [(method: String, pattern: String)]
@@ -32,27 +35,43 @@ public final class ButtonServerApp: Sendable {
     public init(options: ServeOptions) throws(StartError) {
         self.options = options
         logger = Logger(level: options.logLevel, format: options.logFormat)
+        destinations = Locked(DestinationRules(denyPrivate: options.webhookDenyPrivate))
+        let destinations = self.destinations
         do {
             store = try ButtonStore(directory: options.dataDir)
-            registry = Registry(store: store, maxButtons: options.maxButtons)
-            let handlers = HandlerRegistry(store: store, scriptsDir: options.scriptsDir)
-            self.handlers = handlers
+            let registry = Registry(store: store, maxButtons: options.maxButtons)
+            self.registry = registry
             let logger = self.logger
             let metrics = self.metrics
+            // The dispatcher tells the handler registry to disable a handler (a 410); the
+            // registry tells the dispatcher of every handler change: one is made first.
+            let disabling = Locked<HandlerRegistry?>(nil)
             dispatcher = Dispatcher(
-                store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)", retryScale: options.retryScale,
-                resolve: { handlers.spec($0) }, disable: { handlers.disable($0) },
+                store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
+                retention: options.deliveryRetention, retryScale: options.retryScale,
                 onAttempt: { attempt in
-                    metrics.delivery(kind: attempt.kind, outcome: attempt.result.outcome.rawValue, seconds: Double(attempt.result.durationMs) / 1000)
+                    let result = attempt.result
+                    metrics.delivery(kind: attempt.kind, outcome: result.outcome.rawValue, seconds: Double(result.durationMs) / 1000)
                     logger.log(
-                        attempt.result.outcome == .ok ? .info : .warn, "delivery",
+                        result.outcome == .ok ? .info : .warn, "delivery",
                         [
-                            "delivery": attempt.delivery, "handler": attempt.handler, "attempt": String(attempt.number),
-                            "outcome": attempt.result.outcome.rawValue, "status": attempt.status,
-                            "code": attempt.result.statusCode.map(String.init) ?? attempt.result.exitCode.map(String.init) ?? "",
-                            "duration_ms": String(attempt.result.durationMs),
+                            "delivery": attempt.delivery.publicID, "handler": attempt.delivery.handler, "attempt": String(attempt.number),
+                            "outcome": result.outcome.rawValue, "status": attempt.delivery.status.name,
+                            "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
+                            "duration_ms": String(result.durationMs),
                         ])
+                    if attempt.decision == .finishAndDisable { disabling.withLock { $0 }?.disable(attempt.delivery.handler) }
                 })
+            let handlers = try HandlerRegistry(
+                store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
+                label: { source in
+                    switch source {
+                    case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.label } }
+                    case .sheet(let id): (try? registry.sheet(id)).map { slot in slot.locked { slot.definition.title } }
+                    }
+                })
+            self.handlers = handlers
+            disabling.withLock { $0 = handlers }
             log = try EventLog(store: store, retention: options.retention)
         } catch {
             throw StartError(description: "cannot open the data directory: \(error.description)")
@@ -63,6 +82,7 @@ public final class ButtonServerApp: Sendable {
             observer: metrics, clock: .system, maxQueue: options.maxQueue, answering: { withConnectionsLocked($0) })
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
+            try dispatcher.load()
             try handlers.load()
             try sequencer.load()
             if let file = options.configFile {
@@ -83,8 +103,7 @@ public final class ButtonServerApp: Sendable {
         }
         let api = API(
             options: options, auth: auth, registry: registry, sequencer: sequencer, log: log, publisher: publisher,
-            handlers: handlers,
-            dispatcher: dispatcher, streams: streams, metrics: metrics)
+            handlers: handlers, dispatcher: dispatcher, destinations: destinations, streams: streams, metrics: metrics)
         let logger = self.logger
         let metrics = self.metrics
         let router = api.makeRouter()
@@ -108,10 +127,16 @@ public final class ButtonServerApp: Sendable {
     }
 
     public func start() throws {
-        try dispatcher.start()
         sequencer.start()
         publisher.start()
         try server.start()
+        // Only now is the port known: a webhook may not loop back to it.
+        let rules = destinations.withLock { rules in
+            rules.listeners = DestinationRules.listener(host: options.host, port: port).map { [$0] } ?? []
+            rules.localAddresses = DestinationRules.interfaceAddresses()
+            return rules
+        }
+        dispatcher.start(rules: rules)
         logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
     }
 
@@ -138,6 +163,7 @@ struct API: Sendable {
     let publisher: StreamPublisher
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
+    let destinations: Locked<DestinationRules>
     let streams: StreamHub
     let metrics: Metrics
 

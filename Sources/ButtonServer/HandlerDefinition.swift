@@ -2,6 +2,7 @@ import Buttons
 import ButtonEngine
 import FoundationEssentials
 import Glibc
+import Delivery
 import Dispatch
 import MicroHTTP
 
@@ -31,8 +32,13 @@ struct HandlerDefinition: Sendable, Equatable {
 
     struct Webhook: Sendable, Equatable {
         var url: String
+        var method = "POST"
+        /// Sent instead of the event when set (SPEC §5 "Shaping a webhook request").
+        var body: WebhookTemplate?
         var headers: [String: String] = [:]
         var timeoutMs: Int64 = 10_000
+
+        static let methods = ["POST", "PUT", "PATCH", "GET", "DELETE"]
     }
 
     struct Script: Sendable, Equatable {
@@ -51,6 +57,8 @@ struct HandlerDefinition: Sendable, Equatable {
     var on: [EventType]
     var option: String?
     var enabled = true
+    /// With `false`, a delivery waiting for its retry does not hold back later ones.
+    var ordered = true
     var action: Action
     var maxAttempts: Int64
     var expireAfterMs: Int64?
@@ -62,6 +70,8 @@ struct HandlerDefinition: Sendable, Equatable {
     /// What a request may change, and the server facts validation needs.
     struct Context {
         var scriptsDir: String?
+        /// Where webhooks may go (literal addresses are checked at registration).
+        var destinations = DestinationRules()
         var sheetOptions: [String]?
         /// Reading back what was stored: no file checks (a script may be gone; it fails when run).
         var loading = false
@@ -85,12 +95,15 @@ struct HandlerDefinition: Sendable, Equatable {
         case (var w?, nil):
             guard let url = try w.string("url", maxLength: 100_000) else { throw ButtonsError.invalid("webhook.url", "webhook.url is required") }
             var hook = Webhook(url: url)
-            try Self.validate(url: url)
+            if !context.loading { try Self.validate(url: url, destinations: context.destinations) }
+            hook.method = try Self.method(&w) ?? "POST"
+            hook.body = try Self.bodyTemplate(&w)
             hook.headers = try Self.headers(&w)
             hook.timeoutMs = try w.int("timeoutMs", in: 1000...30_000) ?? 10_000
             maxAttempts = try w.int("maxAttempts", in: 1...20) ?? 7
             expire = try w.int("expireAfterMs", in: 1000...604_800_000)
             try w.finish()
+            try Self.check(hook)
             action = .webhook(hook)
         case (nil, var s?):
             guard let name = try s.string("name", maxLength: 128) else { throw ButtonsError.invalid("script.name", "script.name is required") }
@@ -131,14 +144,17 @@ struct HandlerDefinition: Sendable, Equatable {
         if var w = try fields.object("webhook") {
             guard case .webhook(var hook) = action else { throw ButtonsError.invalid("webhook", "this handler runs a script; create a new handler for a webhook") }
             if let url = try w.string("url", maxLength: 100_000) {
-                try Self.validate(url: url)
+                try Self.validate(url: url, destinations: context.destinations)
                 hook.url = url
             }
+            if let method = try Self.method(&w) { hook.method = method }
+            if w.keys.contains("body") { hook.body = try Self.bodyTemplate(&w) }  // null removes it
             if w.has("headers") { hook.headers = try Self.headers(&w) } else { w.ignore("headers") }
             if let v = try w.int("timeoutMs", in: 1000...30_000) { hook.timeoutMs = v }
             if let v = try w.int("maxAttempts", in: 1...20) { maxAttempts = v }
             if w.has("expireAfterMs") { expireAfterMs = try w.int("expireAfterMs", in: 1000...604_800_000) } else { w.ignore("expireAfterMs") }
             try w.finish()
+            try Self.check(hook)
             action = .webhook(hook)
         }
         if var s = try fields.object("script") {
@@ -190,6 +206,29 @@ struct HandlerDefinition: Sendable, Equatable {
             fields.ignore("option")
         }
         if let enabled = try fields.bool("enabled") { self.enabled = enabled }
+        if let ordered = try fields.bool("ordered") { self.ordered = ordered }
+    }
+
+    /// `webhook.method`, upper-cased; nil when absent.
+    static func method(_ fields: inout Fields) throws(ButtonsError) -> String? {
+        guard let method = try fields.string("method", maxLength: 16) else { return nil }
+        guard Webhook.methods.contains(method.uppercased()) else {
+            throw ButtonsError.invalid("webhook.method", "webhook.method must be one of \(Webhook.methods.joined(separator: ", "))")
+        }
+        return method.uppercased()
+    }
+
+    /// `webhook.body`: any JSON, kept as a template; null or absent is none.
+    static func bodyTemplate(_ fields: inout Fields) throws(ButtonsError) -> WebhookTemplate? {
+        guard let value = fields.raw("body") else { return nil }
+        do { return try WebhookTemplate(value) } catch { throw ButtonsError.invalid("webhook.body", "webhook.body: \(error.message)") }
+    }
+
+    /// What only the whole webhook can tell: a GET carries no body.
+    static func check(_ hook: Webhook) throws(ButtonsError) {
+        if hook.method == "GET" && hook.body != nil {
+            throw ButtonsError.invalid("webhook.body", "a GET request carries no body; use POST, PUT, PATCH or DELETE with webhook.body")
+        }
     }
 
     static func arguments(_ args: [JSONValue]) throws(ButtonsError) -> [String] {
@@ -203,7 +242,7 @@ struct HandlerDefinition: Sendable, Equatable {
         }
     }
 
-    static func validate(url: String) throws(ButtonsError) {
+    static func validate(url: String, destinations: DestinationRules) throws(ButtonsError) {
         guard url.utf8.count <= 2048 else { throw ButtonsError.invalid("webhook.url", "webhook.url is longer than 2048 characters") }
         guard !url.contains(where: { $0.isWhitespace || $0 == "\0" }), let parts = URLComponents(string: url),
             let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty
@@ -214,36 +253,10 @@ struct HandlerDefinition: Sendable, Equatable {
         guard parts.user == nil && parts.password == nil else {
             throw ButtonsError.invalid("webhook.url", "webhook.url must not carry a user or password; send credentials in headers")
         }
-        if let reason = forbiddenDestination(host) {
+        let port = parts.port ?? (scheme == "https" ? 443 : 80)
+        if let reason = destinations.refusal(literalHost: host, port: port) {
             throw ButtonsError.invalid("webhook.url", "webhook.url must not point at \(reason) (\(host))")
         }
-    }
-
-    /// Why a literal address may never receive webhooks (SPEC §5): link-local (cloud metadata
-    /// lives there), multicast and unspecified addresses; nil for any other host. Every IPv4
-    /// spelling counts (`169.254.169.254`, `2852039166`, `0xa9.0xfe.0xa9.0xfe`), and IPv6 with
-    /// an IPv4 inside. Loopback and private addresses are allowed: the LAN is where home
-    /// automation lives.
-    static func forbiddenDestination(_ host: String) -> String? {
-        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        func ipv4(_ bytes: [UInt8]) -> String? {
-            if bytes[0] == 169 && bytes[1] == 254 { return "a link-local address" }
-            if bytes[0] >= 224 && bytes[0] <= 239 { return "a multicast address" }
-            if bytes[0] == 0 { return "the unspecified address" }
-            return nil
-        }
-        var v4 = in_addr()
-        if inet_aton(literal, &v4) != 0 {
-            return withUnsafeBytes(of: v4.s_addr) { ipv4(Array($0)) }
-        }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, literal, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: v6) { Array($0) }
-        if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return "a link-local address" }
-        if bytes[0] == 0xff { return "a multicast address" }
-        if bytes.allSatisfy({ $0 == 0 }) { return "the unspecified address" }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return ipv4(Array(bytes[12...])) }
-        return nil
     }
 
     static func headers(_ fields: inout Fields) throws(ButtonsError) -> [String: String] {
@@ -299,11 +312,14 @@ struct HandlerDefinition: Sendable, Equatable {
         case .sheet(let name): object["sheet"] = .string(name)
         }
         if let option { object["option"] = .string(option) }
+        object["ordered"] = .bool(ordered)
         var extra: [String: JSONValue] = ["maxAttempts": .int(maxAttempts)]
         if let expireAfterMs { extra["expireAfterMs"] = .int(expireAfterMs) }
         switch action {
         case .webhook(let hook):
             extra["url"] = .string(redactingHeaders ? Self.redactingQuery(hook.url) : hook.url)
+            extra["method"] = .string(hook.method)
+            if let body = hook.body { extra["body"] = body.template }
             extra["headers"] = .object(hook.headers.mapValues { .string(redactingHeaders ? "***" : $0) })
             extra["timeoutMs"] = .int(hook.timeoutMs)
             object["webhook"] = .object(extra)
@@ -328,6 +344,14 @@ struct HandlerDefinition: Sendable, Equatable {
         return url[...question] + query.joined(separator: "&") + rest[fragmentStart...]
     }
 
+    /// Whether the webhook's body template or a header value holds `{label}` (only then does
+    /// a delivery look the label up).
+    var usesLabel: Bool {
+        guard case .webhook(let hook) = action else { return false }
+        let body = hook.body.map { String(decoding: JSONWriter.encode($0.template), as: UTF8.self) } ?? ""
+        return body.contains("{label}") || hook.headers.values.contains { $0.contains("{label}") }
+    }
+
     func matches(_ event: ControlEvent) -> Bool {
         guard enabled, on.contains(event.type) else { return false }
         if let option, event.type == .select, event.data.option != option { return false }
@@ -336,6 +360,20 @@ struct HandlerDefinition: Sendable, Equatable {
 }
 
 extension HandlerDefinition.Owner {
+    init(_ source: ControlEvent.Source) {
+        switch source {
+        case .button(let id): self = .button(id)
+        case .sheet(let id): self = .sheet(id)
+        }
+    }
+
+    var source: ControlEvent.Source {
+        switch self {
+        case .button(let id): .button(id)
+        case .sheet(let id): .sheet(id)
+        }
+    }
+
     var name: String {
         switch self {
         case .button(let id), .sheet(let id): id

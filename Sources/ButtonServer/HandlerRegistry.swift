@@ -10,12 +10,29 @@ import MicroHTTP
 import Synchronization
 
 /// Every handler, indexed by owner so matching an event is a dictionary lookup on the hot
-/// path; kept in step with SQLite. Secrets live here and in the store, never in responses.
+/// path; kept in step with SQLite and with the dispatcher (which is handed a new spec on every
+/// change). Secrets live here and in the store, never in responses.
 final class HandlerRegistry: DeliveryRules {
     private struct Entry {
-        var definition: HandlerDefinition
-        var secret: String?
+        var definition: HandlerDefinition {
+            didSet { usesLabel = definition.usesLabel }
+        }
+        /// Whether its webhook's body or headers hold `{label}`.
+        var usesLabel: Bool
+        var secret: String? {
+            didSet { key = secret.flatMap(Signature.key(fromSecret:)) ?? [] }
+        }
+        /// The secret's 32 bytes, decoded once.
+        var key: [UInt8] = []
         var position: Int
+
+        init(definition: HandlerDefinition, secret: String?, position: Int) {
+            self.definition = definition
+            self.usesLabel = definition.usesLabel
+            self.secret = secret
+            self.key = secret.flatMap(Signature.key(fromSecret:)) ?? []
+            self.position = position
+        }
     }
 
     private struct Tables {
@@ -26,11 +43,21 @@ final class HandlerRegistry: DeliveryRules {
     private let tables = Locked(Tables())
     let store: ButtonStore
     let scriptsDir: String?
+    let dispatcher: Dispatcher
+    /// A button's or sheet's label, for deliveries whose templates use `{label}`.
+    private let label: @Sendable (ControlEvent.Source) -> String?
+    private let ids: DeliveryIDs
     static let maxPerOwner = 32
 
-    init(store: ButtonStore, scriptsDir: String?) {
+    init(
+        store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher,
+        label: @escaping @Sendable (ControlEvent.Source) -> String?
+    ) throws(StoreError) {
         self.store = store
         self.scriptsDir = scriptsDir
+        self.dispatcher = dispatcher
+        self.label = label
+        ids = DeliveryIDs(after: try store.lastDeliveryID())
     }
 
     func load() throws {
@@ -49,6 +76,30 @@ final class HandlerRegistry: DeliveryRules {
             t.byID[entry.definition.id] = entry
             t.byOwner[entry.definition.owner, default: []].append(entry.definition.id)
         }
+        publish(entry)
+    }
+
+    /// Tells the dispatcher how to send this handler's deliveries now. A script handler
+    /// without `--scripts-dir` (this start) gets no spec: its deliveries wait.
+    private func publish(_ entry: Entry) {
+        let definition = entry.definition
+        let action: HandlerSpec.Action
+        switch definition.action {
+        case .webhook(let hook):
+            action = .webhook(
+                HandlerSpec.Webhook(
+                    url: hook.url, method: hook.method, headers: hook.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                    key: entry.key, timeoutMs: Int(hook.timeoutMs)))
+        case .script(let run):
+            guard let dir = scriptsDir else { return }
+            action = .script(HandlerSpec.Script(directory: dir, name: run.name, args: run.args, timeoutMs: Int(run.timeoutMs)))
+        }
+        dispatcher.setHandler(
+            HandlerSpec(
+                id: definition.id, enabled: definition.enabled, ordered: definition.ordered, action: action,
+                policy: DeliveryPolicy(
+                    maxAttempts: Int(definition.maxAttempts), expireAfterMs: definition.expireAfterMs,
+                    retryScale: dispatcher.retryScale)))
     }
 
     private func save(_ entry: Entry) throws(ButtonsError) {
@@ -96,6 +147,7 @@ final class HandlerRegistry: DeliveryRules {
         try save(entry)
         let saved = entry
         tables.withLock { $0.byID[id] = saved }
+        publish(saved)
         return entry.definition
     }
 
@@ -107,6 +159,7 @@ final class HandlerRegistry: DeliveryRules {
         try save(entry)
         let saved = entry
         tables.withLock { $0.byID[id] = saved }
+        publish(saved)
         return secret
     }
 
@@ -116,79 +169,89 @@ final class HandlerRegistry: DeliveryRules {
         tables.withLock { t in
             if let owner = t.byID.removeValue(forKey: id)?.definition.owner { t.byOwner[owner]?.removeAll { $0 == id } }
         }
+        dispatcher.removeHandlers([id])
     }
 
-    /// Forgets an owner's handlers from memory (the store deletes them with their button or sheet).
+    /// Forgets an owner's handlers (the store deletes them, with their delivery logs, with
+    /// their button or sheet).
     func removeOwner(_ owner: HandlerDefinition.Owner) {
-        tables.withLock { t in
-            for id in t.byOwner.removeValue(forKey: owner) ?? [] { t.byID[id] = nil }
+        let removed = tables.withLock { t in
+            let ids = t.byOwner.removeValue(forKey: owner) ?? []
+            for id in ids { t.byID[id] = nil }
+            return ids
         }
+        dispatcher.removeHandlers(removed)
     }
 
     func secret(of id: String) -> String? { tables.withLock { $0.byID[id]?.secret } }
 
     /// Replaces every handler in memory (after the store committed the same set).
     func replaceAll(_ handlers: [StoredHandler], definitions: [HandlerDefinition]) {
-        tables.withLock { t in
-            t = Tables()
-            for (stored, definition) in zip(handlers, definitions) {
-                t.byID[definition.id] = Entry(definition: definition, secret: stored.secret, position: stored.position)
-                t.byOwner[definition.owner, default: []].append(definition.id)
-            }
+        let entries = zip(handlers, definitions).map { stored, definition in
+            Entry(definition: definition, secret: stored.secret, position: stored.position)
         }
+        let removed = tables.withLock { t in
+            let kept = Set(definitions.map(\.id))
+            let removed = t.byID.keys.filter { !kept.contains($0) }
+            t = Tables()
+            for entry in entries {
+                t.byID[entry.definition.id] = entry
+                t.byOwner[entry.definition.owner, default: []].append(entry.definition.id)
+            }
+            return removed
+        }
+        dispatcher.removeHandlers(removed)
+        for entry in entries { publish(entry) }
     }
 
-    /// Outbox rows for the handlers these events fire, one per (event, handler).
-    func deliveries(for events: [ControlEvent], now: Int64) -> [OutboxRow] {
+    /// The deliveries these events make, one per (event, matching handler).
+    func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
         tables.withLock { t in
-            var rows: [OutboxRow] = []
+            var rows: [DeliveryRow] = []
             for event in events {
-                let owner: HandlerDefinition.Owner
-                switch event.source {
-                case .button(let id): owner = .button(id)
-                case .sheet(let id): owner = .sheet(id)
-                }
-                guard let ids = t.byOwner[owner] else { continue }
+                guard let ids = t.byOwner[HandlerDefinition.Owner(event.source)] else { continue }
                 for id in ids {
                     guard let entry = t.byID[id], entry.definition.matches(event) else { continue }
-                    rows.append(
-                        OutboxRow(id: Self.newDeliveryID(), handler: id, eventSeq: event.seq, body: event.json, nextAttemptAt: now, createdAt: now))
+                    rows.append(delivery(of: event, to: entry, now: now))
                 }
             }
             return rows
         }
     }
 
-    /// `dlv_`, the time in microseconds (10 base-36 digits, so ids sort by creation and the
-    /// outbox's key index grows at its end instead of gaining a random page per delivery),
-    /// then 12 random base-36 digits.
-    static func newDeliveryID() -> String {
-        let micros = String(UInt64(max(0, Timestamp.preciseNow() * 1000)), radix: 36)
-        var generator = SystemRandomNumberGenerator()
-        let random = String(generator.next(upperBound: UInt64(4_738_381_338_321_616_896)), radix: 36)  // 36^12
-        return "dlv_" + String(repeating: "0", count: max(0, 10 - micros.count)) + micros
-            + String(repeating: "0", count: max(0, 12 - random.count)) + random
+    /// A synthetic event (seq 0, an id that says it is a test) delivered to one handler now.
+    func testDelivery(_ id: String, now: Int64) throws(ButtonsError) -> DeliveryRow {
+        guard let entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
+        let definition = entry.definition
+        let event = ControlEvent(
+            seq: 0, idPrefix: "evt_test_\(String(now, radix: 36))_", gesture: GestureEvent(definition.on.first ?? .tap, t: now),
+            source: definition.owner.source)
+        let row = delivery(of: event, to: entry, now: now)
+        do { try store.enqueue([row]) } catch { throw Registry.storageError(error) }
+        dispatcher.added([row])
+        return row
     }
 
-    /// What the dispatcher needs to send a delivery of handler `id` now.
-    func spec(_ id: String) -> HandlerSpec? {
-        guard let entry = tables.withLock({ $0.byID[id] }) else { return nil }
+    /// Every delivery is made here: the event's facts, typed, and the body a template shapes.
+    private func delivery(of event: ControlEvent, to entry: Entry, now: Int64) -> DeliveryRow {
         let definition = entry.definition
-        let action: HandlerSpec.Action
-        switch definition.action {
-        case .webhook(let hook):
-            action = .webhook(
-                HandlerSpec.Webhook(
-                    url: hook.url, headers: hook.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                    key: entry.secret.flatMap(Signature.key(fromSecret:)) ?? [], timeoutMs: Int(hook.timeoutMs)))
-        case .script(let run):
-            // Without --scripts-dir (this start) a stored script handler cannot run: leave it pending.
-            guard let dir = scriptsDir else { return nil }
-            action = .script(HandlerSpec.Script(directory: dir, name: run.name, args: run.args, timeoutMs: Int(run.timeoutMs)))
+        var facts = DeliveryEvent(
+            seq: event.seq, id: event.id, type: event.type.rawValue, t: event.t, face: event.data.face.map { Int($0) },
+            option: event.data.option, json: event.json)
+        switch event.source {
+        case .button(let id): facts.button = id
+        case .sheet(let id): facts.sheet = id
         }
-        return HandlerSpec(
-            id: id, enabled: definition.enabled, action: action, maxAttempts: Int(definition.maxAttempts),
-            expireAfterMs: definition.expireAfterMs)
+        var body: [UInt8]?
+        if case .webhook(let hook) = definition.action, entry.usesLabel || hook.body != nil {
+            if entry.usesLabel { facts.label = label(event.source) }
+            if let template = hook.body {
+                body = template.render(Placeholders(facts), event: (try? JSONParser.parse(event.json)) ?? .null)
+            }
+        }
+        let micros = Int64(max(0, Timestamp.preciseNow() * 1000))
+        return DeliveryRow(
+            id: ids.next(nowMicros: micros), handler: definition.id, nextAttemptAt: now, createdAt: now, event: facts, body: body)
     }
 
     func disable(_ id: String) {

@@ -6,13 +6,18 @@ import MicroHTTP
 
 /// Handlers on buttons and sheets, and the delivery log.
 extension API {
-    static let deliveryStatuses: Set<String> = ["pending", "in_flight", "ok", "failed", "expired"]
-
-    static func deliveryJSON(_ row: OutboxRow) -> JSONValue {
-        [
-            "id": .string(row.id), "handler": .string(row.handler), "eventSeq": .int(row.eventSeq), "status": .string(row.status),
+    /// A delivery as the log shows it, with where it stands now.
+    func deliveryJSON(_ row: DeliveryRow) -> JSONValue {
+        let (status, waitingFor) = dispatcher.live(row)
+        var object: [String: JSONValue] = [
+            "id": .string(row.publicID), "handler": .string(row.handler), "status": .string(status.name),
             "attempts": .int(Int64(row.attempts)), "nextAttemptAt": .int(row.nextAttemptAt), "createdAt": .int(row.createdAt),
+            "eventSeq": .int(row.event.seq), "eventId": .string(row.event.id), "type": .string(row.event.type),
         ]
+        if let button = row.event.button { object["button"] = .string(button) }
+        if let sheet = row.event.sheet { object["sheet"] = .string(sheet) }
+        if let waitingFor { object["waitingFor"] = .string(DeliveryRow.publicID(waitingFor)) }
+        return .object(object)
     }
 
     static func attemptJSON(_ attempt: StoredAttempt) -> JSONValue {
@@ -29,16 +34,18 @@ extension API {
         switch owner {
         case .button(let id):
             _ = try registry.button(id)
-            return HandlerDefinition.Context(scriptsDir: options.scriptsDir)
+            return HandlerDefinition.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 })
         case .sheet(let id):
             let slot = try registry.sheet(id)
-            return HandlerDefinition.Context(scriptsDir: options.scriptsDir, sheetOptions: slot.locked { slot.definition.options.map(\.id) })
+            return HandlerDefinition.Context(
+                scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 },
+                sheetOptions: slot.locked { slot.definition.options.map(\.id) })
         }
     }
 
-    func delivery(_ id: String) throws(ButtonsError) -> OutboxRow {
-        let row: OutboxRow?
-        do { row = try registry.store.outbox(id: id) } catch { throw Registry.storageError(error) }
+    func delivery(_ id: String) throws(ButtonsError) -> DeliveryRow {
+        let row: DeliveryRow?
+        do { row = try DeliveryRow.id(publicID: id).flatMap(registry.store.delivery(id:)) } catch { throw Registry.storageError(error) }
         guard let row else { throw ButtonsError.notFound("no delivery with id '\(id)'") }
         return row
     }
@@ -47,7 +54,6 @@ extension API {
         let api = self
         let handlers = self.handlers
         let dispatcher = self.dispatcher
-        let store = registry.store
         let clock = sequencer.clock
         for (kind, makeOwner) in [("buttons", HandlerDefinition.Owner.button), ("sheets", HandlerDefinition.Owner.sheet)] {
             router.get("/api/v1/\(kind)/{id}/handlers") { request in
@@ -88,60 +94,72 @@ extension API {
             .json(["id": .string(request.parameter("hid")), "secret": .string(try handlers.rotateSecret(request.parameter("hid")))])
         }
         router.post("/api/v1/handlers/{hid}/test") { request in
-            let definition = try handlers.get(request.parameter("hid"))
-            let now = clock.now()
-            // A synthetic event, seq 0, with an id that says it is a test.
-            let source: ControlEvent.Source
-            switch definition.owner {
-            case .button(let id): source = .button(id)
-            case .sheet(let id): source = .sheet(id)
-            }
-            let event = ControlEvent(
-                seq: 0, idPrefix: "evt_test_\(String(now, radix: 36))_", gesture: GestureEvent(definition.on.first ?? .tap, t: now),
-                source: source)
-            let row = OutboxRow(
-                id: HandlerRegistry.newDeliveryID(), handler: definition.id, eventSeq: 0, body: event.json, nextAttemptAt: now, createdAt: now)
-            do { try store.enqueue([row]) } catch { throw Registry.storageError(error) }
-            dispatcher.added([row])
-            dispatcher.wake()
-            return .json(Self.deliveryJSON(row), status: 202)
+            .json(api.deliveryJSON(try handlers.testDelivery(request.parameter("hid"), now: clock.now())), status: 202)
         }
+        addDeliveryRoutes(to: &router)
+    }
 
+    /// The delivery log: newest first, read beside the writer (unfinished ones from memory).
+    func addDeliveryRoutes(to router: inout Router) {
+        let api = self
+        let dispatcher = self.dispatcher
+        let store = registry.store
+        let clock = sequencer.clock
         router.get("/api/v1/deliveries") { request in
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
-            let status = request.query["status"]
-            if let status, !Self.deliveryStatuses.contains(status) {
-                throw ButtonsError.invalid("status", "status must be one of \(Self.deliveryStatuses.sorted().joined(separator: ", "))")
+            var status: DeliveryStatus?
+            if let name = request.query["status"] {
+                guard let known = DeliveryStatus(name: name) else {
+                    let names = DeliveryStatus.allCases.map(\.name).sorted().joined(separator: ", ")
+                    throw ButtonsError.invalid("status", "status must be one of \(names)")
+                }
+                status = known
             }
-            let rows: [OutboxRow]
-            do { rows = try store.deliveries(handler: request.query["handler"], status: status, limit: limit) } catch {
-                throw Registry.storageError(error)
+            var before: Int64?
+            if let cursor = request.query["before"] {
+                guard let id = DeliveryRow.id(publicID: cursor) else {
+                    throw ButtonsError.invalid("before", "before must be a delivery id (dlv_…)")
+                }
+                before = id
             }
-            return .json(["deliveries": .array(rows.map(Self.deliveryJSON))])
+            let handler = request.query["handler"]
+            let rows: [DeliveryRow]
+            switch status {
+            case .pending?, .inFlight?:
+                rows = dispatcher.unfinished(status!, handler: handler, before: before, limit: limit)
+            default:
+                do { rows = try store.deliveries(handler: handler, status: status, before: before, limit: limit) } catch {
+                    throw Registry.storageError(error)
+                }
+            }
+            var page: [String: JSONValue] = ["deliveries": .array(rows.map(api.deliveryJSON))]
+            if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
+            return .json(.object(page))
         }
         router.get("/api/v1/deliveries/{did}") { request in
             let row = try api.delivery(request.parameter("did"))
             let attempts: [StoredAttempt]
             do { attempts = try store.attempts(delivery: row.id) } catch { throw Registry.storageError(error) }
-            guard case .object(var object) = Self.deliveryJSON(row) else { throw ButtonsError.notFound("no delivery") }
+            guard case .object(var object) = api.deliveryJSON(row) else { throw ButtonsError.notFound("no delivery") }
             object["attempts"] = .array(attempts.map(Self.attemptJSON))
-            object["event"] = (try? JSONParser.parse(row.body)) ?? .null
+            object["event"] = (try? JSONParser.parse(row.event.json)) ?? .null
+            if let body = row.body { object["body"] = (try? JSONParser.parse(body)) ?? .null }
             return .json(.object(object))
         }
         router.post("/api/v1/deliveries/{did}/redeliver") { request in
-            var row = try api.delivery(request.parameter("did"))
-            guard row.status != "in_flight" else {
-                throw ButtonsError.conflict("in_flight", "delivery '\(row.id)' is being attempted right now")
-            }
-            let wasFinal = row.status != "pending"
-            row.status = "pending"
-            row.nextAttemptAt = clock.now()
-            do { try store.updateOutbox(id: row.id, status: row.status, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt) } catch {
+            let id = request.parameter("did")
+            let result: Dispatcher.RedeliverResult
+            do {
+                guard let key = DeliveryRow.id(publicID: id) else { throw ButtonsError.notFound("no delivery with id '\(id)'") }
+                result = try dispatcher.redeliver(key, now: clock.now())
+            } catch let error as StoreError {
                 throw Registry.storageError(error)
             }
-            dispatcher.added([row], newlyQueued: wasFinal)
-            dispatcher.wake()
-            return .json(Self.deliveryJSON(row), status: 202)
+            switch result {
+            case .queued(let row): return .json(api.deliveryJSON(row), status: 202)
+            case .notFound: throw ButtonsError.notFound("no delivery with id '\(id)'")
+            case .inFlight: throw ButtonsError.conflict("in_flight", "delivery '\(id)' is being attempted right now")
+            }
         }
     }
 }

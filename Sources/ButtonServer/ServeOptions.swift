@@ -19,6 +19,10 @@ public struct ServeOptions: Sendable {
     public var retention = 100_000
     public var maxButtons = 100_000
     public var maxQueue = 100_000
+    /// Finished deliveries kept in the log.
+    public var deliveryRetention = 100_000
+    /// Webhooks may not go to loopback or private addresses either.
+    public var webhookDenyPrivate = false
     public var deliveryConcurrency = 16
     public var shutdownGraceSeconds = 10.0
     /// Multiplies the retry schedule; only tests change it.
@@ -35,8 +39,19 @@ public struct ServeOptions: Sendable {
     struct Setting: Sendable {
         var flag: String
         var help: String
+        /// A switch: `--flag` alone means `true` (`--flag=false` and the variable set to
+        /// `false` or `0` turn it off).
+        var isSwitch = false
         var apply: @Sendable (inout ServeOptions, String) throws(UsageError) -> Void
         var env: String { "BUTTOND_" + flag.uppercased().replacing("-", with: "_") }
+    }
+
+    static func bool(_ flag: String, _ text: String) throws(UsageError) -> Bool {
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw UsageError(description: "--\(flag) is a switch: true or false, not '\(text)'")
+        }
     }
 
     static func int(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
@@ -71,6 +86,12 @@ public struct ServeOptions: Sendable {
         },
         Setting(flag: "max-queue", help: "undelivered deliveries before input is refused with 503 (default 100000)") { o, v throws(UsageError) in
             o.maxQueue = try int("max-queue", v, 1...100_000_000)
+        },
+        Setting(flag: "delivery-retention", help: "finished deliveries kept in the log (default 100000)") { o, v throws(UsageError) in
+            o.deliveryRetention = try int("delivery-retention", v, 0...100_000_000)
+        },
+        Setting(flag: "webhook-deny-private", help: "webhooks may not go to loopback or private addresses either", isSwitch: true) {
+            o, v throws(UsageError) in o.webhookDenyPrivate = try bool("webhook-deny-private", v)
         },
         Setting(flag: "delivery-concurrency", help: "deliveries sent at once (default 16)") { o, v throws(UsageError) in
             o.deliveryConcurrency = try int("delivery-concurrency", v, 1...1024)
@@ -111,7 +132,9 @@ public struct ServeOptions: Sendable {
             guard let setting = settings.first(where: { $0.flag == name }) else {
                 throw UsageError(description: "unknown option '--\(name)'")
             }
-            if value == nil {
+            if value == nil && setting.isSwitch {
+                value = "true"
+            } else if value == nil {
                 index += 1
                 guard index < arguments.count else { throw UsageError(description: "--\(name) needs a value") }
                 value = arguments[index]
@@ -127,7 +150,7 @@ public struct ServeOptions: Sendable {
     public static var help: String {
         var text = "Options of `buttond serve` (each also read from its environment variable):\n"
         for setting in settings {
-            let flag = "  --\(setting.flag) VALUE"
+            let flag = "  --\(setting.flag)" + (setting.isSwitch ? "" : " VALUE")
             let padded = flag.count < 34 ? flag + String(repeating: " ", count: 34 - flag.count) : flag + " "
             text += padded + setting.help + "  [\(setting.env)]\n"
         }

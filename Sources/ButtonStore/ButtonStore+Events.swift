@@ -1,14 +1,14 @@
 /// The event log: every control event, written before the input call answers.
 extension ButtonStore {
-    /// Inserts the events, applies the button state changes and queues the outbox rows, in
+    /// Inserts the events, applies the button state changes and queues the deliveries, in
     /// one transaction: all of it is stored or none of it.
     ///
     /// On the hot path: the statements are prepared once and reused.
     /// With `keepEvents`, the same transaction also trims the log to that many events.
     public func commit(
-        events: [StoredEvent], states: [ButtonStateChange], outbox: [OutboxRow], keepEvents: Int? = nil
+        events: [StoredEvent], states: [ButtonStateChange], deliveries: [DeliveryRow], keepEvents: Int? = nil
     ) throws(StoreError) {
-        if events.isEmpty, states.isEmpty, outbox.isEmpty { return }
+        if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
         try withConnection { connection throws(StoreError) in
             let insertEvent = try connection.statement(
                 "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
@@ -17,7 +17,6 @@ extension ButtonStore {
                 INSERT INTO button_states (id, face, clock, held, taps) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (id) DO UPDATE SET face = ?2, clock = ?3, held = ?4, taps = ?5
                 """)
-            let insertOutbox = try Self.insertOutboxStatement(connection)
             try connection.transaction { () throws(StoreError) in
                 for event in events {
                     insertEvent.bind(event.seq, at: 1)
@@ -37,10 +36,7 @@ extension ButtonStore {
                     updateState.bind(state.tapCount, at: 5)
                     try updateState.run()
                 }
-                for row in outbox {
-                    Self.bind(row, to: insertOutbox)
-                    try insertOutbox.run()
-                }
+                try Self.insert(deliveries, in: connection)
                 if let keepEvents { _ = try Self.trim(connection, keep: keepEvents) }
             }
         }

@@ -39,7 +39,7 @@ extension ButtonStore {
         }
     }
 
-    /// Deletes a handler and its undelivered outbox rows (the log of finished ones stays).
+    /// Deletes a handler and its whole delivery log.
     /// Returns whether it existed.
     @discardableResult
     public func deleteHandler(id: String) throws(StoreError) -> Bool {
@@ -68,10 +68,7 @@ extension ButtonStore {
 
     @discardableResult
     static func deleteHandler(id: String, in connection: Connection) throws(StoreError) -> Bool {
-        let dropOutbox = try connection.statement(
-            "DELETE FROM outbox WHERE handler = ?1 AND status IN ('pending', 'in_flight')")
-        dropOutbox.bind(id, at: 1)
-        try dropOutbox.run()
+        try deleteDeliveries(handler: id, in: connection)
         let delete = try connection.statement("DELETE FROM handlers WHERE id = ?1")
         delete.bind(id, at: 1)
         try delete.run()
@@ -79,13 +76,9 @@ extension ButtonStore {
     }
 
     static func deleteHandlers(owner: String, in connection: Connection) throws(StoreError) {
-        let dropOutbox = try connection.statement(
-            """
-            DELETE FROM outbox WHERE status IN ('pending', 'in_flight')
-            AND handler IN (SELECT id FROM handlers WHERE owner = ?1)
-            """)
-        dropOutbox.bind(owner, at: 1)
-        try dropOutbox.run()
+        let handlers = try connection.statement("SELECT id FROM handlers WHERE owner = ?1")
+        handlers.bind(owner, at: 1)
+        for id in try handlers.rows({ $0.text(0) }) { try deleteDeliveries(handler: id, in: connection) }
         let delete = try connection.statement("DELETE FROM handlers WHERE owner = ?1")
         delete.bind(owner, at: 1)
         try delete.run()

@@ -52,7 +52,7 @@ extension ButtonStore {
         try delete.run()
     }
 
-    /// Deletes a button with its handlers and their undelivered outbox rows. Returns whether it existed.
+    /// Deletes a button with its handlers and their delivery logs. Returns whether it existed.
     @discardableResult
     public func deleteButton(id: String) throws(StoreError) -> Bool {
         try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: StoredHandler.owner(button: id), state: true)
@@ -97,7 +97,7 @@ extension ButtonStore {
             """, id: id, config: config)
     }
 
-    /// Deletes a sheet with its handlers and their undelivered outbox rows. Returns whether it existed.
+    /// Deletes a sheet with its handlers and their delivery logs. Returns whether it existed.
     @discardableResult
     public func deleteSheet(id: String) throws(StoreError) -> Bool {
         try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: StoredHandler.owner(sheet: id))
@@ -108,7 +108,7 @@ extension ButtonStore {
     /// Buttons and sheets not listed are deleted with their handlers; listed ones take the
     /// list's order and config, and existing ones keep their live state (face, clock, held).
     /// With `handlers`, the handler set is replaced too: unlisted handlers are deleted (with
-    /// their undelivered outbox rows) and listed ones are upserted as given.
+    /// their delivery logs) and listed ones are upserted as given.
     public func replaceRegistry(
         buttons: [(id: String, config: String)], sheets: [(id: String, config: String)],
         handlers: [StoredHandler]? = nil

@@ -94,6 +94,62 @@ enum Schema {
         ) WITHOUT ROWID;
         INSERT INTO button_states (id, face, clock, held, taps) SELECT id, face, clock, held, taps FROM buttons;
         """,
+        // 6: the delivery log, bounded and indexed. An integer, time-ordered key (the outbox's
+        // text key was a fourth b-tree per delivery); the event's facts in typed columns; a
+        // typed status, with `in_flight` kept in memory only; attempts keyed by that integer.
+        // Old rows keep their order under new ids.
+        """
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY,
+            handler TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            event_seq INTEGER NOT NULL,
+            event_id TEXT NOT NULL,
+            event_type TEXT NOT NULL,
+            button TEXT,
+            sheet TEXT,
+            t INTEGER NOT NULL,
+            face INTEGER,
+            option TEXT,
+            label TEXT,
+            event BLOB NOT NULL,
+            body BLOB
+        );
+        CREATE INDEX deliveries_handler ON deliveries (handler, id);
+        CREATE INDEX deliveries_status ON deliveries (status, id);
+        CREATE TABLE delivery_attempts (
+            delivery INTEGER NOT NULL,
+            number INTEGER NOT NULL,
+            started_at INTEGER NOT NULL,
+            duration_ms INTEGER NOT NULL,
+            outcome TEXT NOT NULL,
+            status_code INTEGER,
+            exit_code INTEGER,
+            output TEXT NOT NULL,
+            PRIMARY KEY (delivery, number)
+        ) WITHOUT ROWID;
+        CREATE TEMP TABLE renumbered AS
+            SELECT id AS old, (SELECT COALESCE(MIN(created_at), 0) FROM outbox) * 1000
+                + ROW_NUMBER() OVER (ORDER BY created_at, id) AS new FROM outbox;
+        INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
+            event_type, button, sheet, t, face, option, event)
+        SELECT r.new, o.handler,
+            CASE o.status WHEN 'ok' THEN 1 WHEN 'failed' THEN 2 WHEN 'expired' THEN 3 ELSE 0 END,
+            o.attempts, o.next_attempt_at, o.created_at, o.event_seq,
+            COALESCE(json_extract(CAST(o.body AS TEXT), '$.id'), ''), COALESCE(json_extract(CAST(o.body AS TEXT), '$.type'), ''),
+            json_extract(CAST(o.body AS TEXT), '$.button'), json_extract(CAST(o.body AS TEXT), '$.sheet'),
+            COALESCE(json_extract(CAST(o.body AS TEXT), '$.t'), o.created_at), json_extract(CAST(o.body AS TEXT), '$.data.face'),
+            json_extract(CAST(o.body AS TEXT), '$.data.option'), o.body
+        FROM outbox o JOIN renumbered r ON r.old = o.id;
+        INSERT INTO delivery_attempts SELECT r.new, a.number, a.started_at, a.duration_ms, a.outcome, a.status_code,
+            a.exit_code, a.output FROM attempts a JOIN renumbered r ON r.old = a.delivery;
+        DROP TABLE renumbered;
+        DROP TABLE outbox;
+        DROP TABLE attempts;
+        """,
     ]
 
     /// The schema version this build writes.

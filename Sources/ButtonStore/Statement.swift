@@ -68,6 +68,10 @@ final class Statement {
         }
     }
 
+    func bind(_ value: [UInt8]?, at index: Int32) {
+        if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
+    }
+
     // MARK: Stepping
 
     /// Advances to the next row; `false` when the statement is done.
@@ -144,6 +148,10 @@ final class Statement {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard let start, count > 0 else { return [] }
         return Array(UnsafeRawBufferPointer(start: start, count: count))
+    }
+
+    func optionalBlob(_ column: Int32) -> [UInt8]? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : blob(column)
     }
 
     /// The statement's first words, to say which operation failed.

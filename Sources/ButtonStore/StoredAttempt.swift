@@ -1,12 +1,12 @@
 /// One logged attempt of a delivery, for the delivery log (`GET /deliveries/{did}`).
 public struct StoredAttempt: Sendable, Equatable {
-    public var delivery: String
+    public var delivery: Int64
     /// 1 for the first attempt.
     public var number: Int
     /// Milliseconds since the Unix epoch.
     public var startedAt: Int64
     public var durationMs: Int64
-    /// `ok`, `http_status`, `timeout`, `connect`, `exit_code`, `signal` or `expired`.
+    /// `ok`, `http_status`, `timeout`, `connect`, `exit_code`, `signal`, `expired`, `refused` or `blocked`.
     public var outcome: String
     public var statusCode: Int?
     public var exitCode: Int?
@@ -14,7 +14,7 @@ public struct StoredAttempt: Sendable, Equatable {
     public var output: String
 
     public init(
-        delivery: String, number: Int, startedAt: Int64, durationMs: Int64, outcome: String, statusCode: Int? = nil,
+        delivery: Int64, number: Int, startedAt: Int64, durationMs: Int64, outcome: String, statusCode: Int? = nil,
         exitCode: Int? = nil, output: String
     ) {
         self.delivery = delivery

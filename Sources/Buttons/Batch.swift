@@ -14,7 +14,7 @@ package struct Batch {
     package var buttons: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
     package var sheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine)] = [:]
     package var events: [ControlEvent] = []
-    package var outbox: [OutboxRow] = []
+    package var deliveries: [DeliveryRow] = []
     package var answers: [Answer] = []
     /// Buttons whose timers fired in this batch (re-tried if the write fails).
     package var fired: [ButtonSlot] = []

@@ -17,14 +17,13 @@ package protocol EventSink: AnyObject, Sendable {
 package protocol DeliveryQueue: Sendable {
     /// Deliveries not finished yet: the input path refuses new ones past its limit.
     var depth: Int { get }
-    /// Rows just committed to the outbox.
-    func added(_ rows: [OutboxRow], newlyQueued: Bool)
-    func wake()
+    /// Deliveries just committed to the log.
+    func added(_ rows: [DeliveryRow])
 }
 
 /// Which deliveries an event makes (the handler registry in the server).
 package protocol DeliveryRules: Sendable {
-    func deliveries(for events: [ControlEvent], now: Int64) -> [OutboxRow]
+    func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow]
 }
 
 /// Told of every committed batch (the server's metrics).

@@ -37,10 +37,10 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
 
     /// Writes one batch in one transaction: events (numbered from `nextSeq` on), states and
     /// deliveries; every `retention / 10` events the same transaction trims the log.
-    package func write(_ events: [ControlEvent], states: [ButtonStateChange], outbox: [OutboxRow]) throws(StoreError) {
+    package func write(_ events: [ControlEvent], states: [ButtonStateChange], deliveries: [DeliveryRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let trim = sinceTrim + events.count >= max(1, min(1000, retention / 10))
-        try store.commit(events: events.map(Self.stored), states: states, outbox: outbox, keepEvents: trim ? retention : nil)
+        try store.commit(events: events.map(Self.stored), states: states, deliveries: deliveries, keepEvents: trim ? retention : nil)
         nextSeq += Int64(events.count)
         sinceTrim = trim ? 0 : sinceTrim + events.count
     }

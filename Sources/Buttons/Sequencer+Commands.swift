@@ -116,14 +116,14 @@ extension Sequencer {
             }
             let range = batch.append(gestures, idPrefix: log.idPrefix)
             let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
-            if !rows.isEmpty && dispatcher.depth + batch.outbox.count + rows.count > maxQueue {
+            if !rows.isEmpty && dispatcher.depth + batch.deliveries.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)
                 throw ButtonsError.unavailable(
                     "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
             }
             for (slot, machine) in buttons { batch.keep(machine, of: slot) }
             if let (slot, machine) = sheet { batch.keep(machine, of: slot) }
-            batch.outbox += rows
+            batch.deliveries += rows
             batch.answers.append(Batch.Answer(events: range, reply: reply))
         } catch {
             reply(.failure(error))

@@ -20,7 +20,7 @@ extension Sequencer {
             _ = registry.insert(slot)
             guard !restored.events.isEmpty else { continue }
             let events = batch.append(restored.events.map { ($0, .button(stored.id)) }, idPrefix: log.idPrefix)
-            batch.outbox += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            batch.deliveries += handlers.deliveries(for: Array(batch.events[events]), now: now)
             released.append(
                 ButtonStateChange(id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false))
         }
@@ -29,8 +29,8 @@ extension Sequencer {
             _ = registry.insert(SheetSlot(definition: try SheetDefinition.create(from: json)))
         }
         if !batch.events.isEmpty {
-            try log.write(batch.events, states: released, outbox: batch.outbox)
-            if !batch.outbox.isEmpty { dispatcher.added(batch.outbox, newlyQueued: true) }
+            try log.write(batch.events, states: released, deliveries: batch.deliveries)
+            dispatcher.added(batch.deliveries)
             publisher.publish(batch.events)
         }
     }

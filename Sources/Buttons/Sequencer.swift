@@ -184,7 +184,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     private func commit(_ batch: inout Batch) {
         guard !batch.isEmpty else { return }
         do throws(StoreError) {
-            try log.write(batch.events, states: batch.states, outbox: batch.outbox)
+            try log.write(batch.events, states: batch.states, deliveries: batch.deliveries)
         } catch {
             let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
             let answers = batch.answers
@@ -198,10 +198,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
             arm(entry.slot)
         }
         for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
-        if !batch.outbox.isEmpty {
-            dispatcher.added(batch.outbox, newlyQueued: true)
-            dispatcher.wake()
-        }
+        dispatcher.added(batch.deliveries)
         publisher.publish(batch.events)
         let (answers, events) = (batch.answers, batch.events)
         answering {
@@ -229,7 +226,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
             batch.keep(machine, of: slot)
             let events = batch.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
             // A timer's deliveries are never refused for a full queue: the press was accepted.
-            batch.outbox += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            batch.deliveries += handlers.deliveries(for: Array(batch.events[events]), now: now)
         }
     }
 }

@@ -1,6 +1,10 @@
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
 #include <curl/curl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic: Swift calls these typed wrappers. */
 static inline CURLcode bd_curl_set_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -16,5 +20,44 @@ static inline long bd_curl_response_code(CURL *h) {
     long code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     return code;
+}
+
+/* Whether a webhook may connect to an address: `bytes` is 4 (AF_INET) or 16 (AF_INET6) bytes
+   in network order; non-zero allows it. */
+typedef int (*bd_address_check)(void *context, int family, const unsigned char *bytes, int port);
+
+struct bd_socket_guard {
+    bd_address_check check;
+    void *context;
+};
+
+/* CURLOPT_OPENSOCKETFUNCTION: asks the guard about every address curl is about to connect to
+   (after name resolution), and opens the socket only if it may. */
+static inline curl_socket_t bd_guarded_open(void *clientp, curlsocktype purpose, struct curl_sockaddr *a) {
+    (void)purpose;
+    struct bd_socket_guard *guard = clientp;
+    unsigned char bytes[16];
+    int port = 0;
+    if (a->family == AF_INET) {
+        struct sockaddr_in in;
+        memcpy(&in, &a->addr, sizeof in);
+        memcpy(bytes, &in.sin_addr, 4);
+        port = ntohs(in.sin_port);
+    } else if (a->family == AF_INET6) {
+        struct sockaddr_in6 in6;
+        memcpy(&in6, &a->addr, sizeof in6);
+        memcpy(bytes, &in6.sin6_addr, 16);
+        port = ntohs(in6.sin6_port);
+    } else {
+        return CURL_SOCKET_BAD;
+    }
+    if (guard && guard->check && !guard->check(guard->context, a->family, bytes, port)) return CURL_SOCKET_BAD;
+    return socket(a->family, a->socktype, a->protocol);
+}
+
+static inline CURLcode bd_curl_guard_sockets(CURL *h, struct bd_socket_guard *guard) {
+    CURLcode code = curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, bd_guarded_open);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, guard);
 }
 #endif

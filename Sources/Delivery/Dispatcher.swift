@@ -1,88 +1,194 @@
 import ButtonStore
 import FoundationEssentials
 import Glibc
-import Dispatch
-import MicroHTTP
 import ThreadSupport
 import Synchronization
 
-/// Sends what the outbox holds: each handler's deliveries in event order, one in flight per
-/// handler, at most `concurrency` at once, retried on the schedule, resumed after a restart.
-public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, `stopping` are guarded by `condition`
+/// Sends what the delivery log holds: each handler's deliveries in event order, one in flight
+/// per handler, at most `concurrency` at once, retried as `DeliveryPolicy` decides, resumed
+/// after a restart.
+///
+/// What is not finished lives in memory (loaded once at start, then fed by `added`), so the
+/// dispatcher never reads the database to find work and never writes to mark an attempt as
+/// started: the store sees a delivery when it is made and when an attempt ends.
+public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `condition`
     public struct Attempt: Sendable {
-        public var delivery: String
-        public var handler: String
-        /// `webhook` or `script`.
+        /// The delivery as this attempt leaves it.
+        public var delivery: DeliveryRow
         public var kind: String
         public var number: Int
+        /// Milliseconds since the epoch.
+        public var startedAt: Int64
         public var result: AttemptResult
-        public var status: String
+        public var decision: DeliveryPolicy.Decision
+    }
+
+    /// One handler's unfinished deliveries, oldest first.
+    struct Queue {
+        var pending: [DeliveryRow] = []
+        var inFlight: Int64?
+    }
+
+    struct State {
+        var specs: [String: HandlerSpec] = [:]
+        var queues: [String: Queue] = [:]
+        var running = 0
+        var stopping = false
+        var woken = false
     }
 
     private let store: ButtonStore
-    private let resolve: @Sendable (String) -> HandlerSpec?
-    private let disable: @Sendable (String) -> Void
     private let onAttempt: @Sendable (Attempt) -> Void
     private let userAgent: String
     public let concurrency: Int
     /// Multiplies the retry schedule (1 in production; tests shrink it).
-    private let retryScale: Double
+    public let retryScale: Double
+    /// Set once by `start`, before any worker exists.
+    private var rules = DestinationRules()
     private let condition = Condition()
-    private var inFlight: Set<String> = []
-    /// Handlers that may have pending deliveries: only their heads are looked up.
-    private var active: Set<String> = []
-    /// Grows with every `added`: a handler found idle is dropped from `active` only if nothing
-    /// was added since the look started.
-    private var additions = 0
-    private var running = 0
-    private var stopping = false
-    private var woken = false
+    private var state = State()
     private let depthCounter = Atomic<Int>(0)
     /// Attempts handed to the worker threads; guarded by `jobsReady`.
-    private var jobs: [(OutboxRow, HandlerSpec)] = []
+    private var jobs: [(DeliveryRow, HandlerSpec)] = []
     private var workersDone = false
     private let jobsReady = Condition()
-    /// Finished attempts waiting to be written, and the group commit that writes them: the
-    /// first worker to find no write running writes everything queued in one transaction.
-    private let recording = Condition()
-    private var toRecord: [ButtonStore.FinishedAttempt] = []
-    private var recordingBusy = false
-    private var recordTickets = 0
-    private var recordedThrough = 0
+    let log: DeliveryLog
 
     public init(
-        store: ButtonStore, concurrency: Int = 16, userAgent: String, retryScale: Double = 1,
-        resolve: @escaping @Sendable (String) -> HandlerSpec?,
-        disable: @escaping @Sendable (String) -> Void,
+        store: ButtonStore, concurrency: Int = 16, userAgent: String, retention: Int = 100_000, retryScale: Double = 1,
         onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
     ) {
         self.store = store
         self.concurrency = concurrency
         self.userAgent = userAgent
         self.retryScale = retryScale
-        self.resolve = resolve
-        self.disable = disable
         self.onAttempt = onAttempt
+        log = DeliveryLog(store: store, retention: retention)
     }
 
     /// Deliveries not yet finished (pending or in flight): what the bounded queue counts.
     public var depth: Int { depthCounter.load(ordering: .relaxed) }
 
-    /// Counts deliveries added to the outbox (by a commit, a test or a redeliver) and notes
-    /// their handlers as having work; `newlyQueued` is false for a redelivery of a pending row.
-    public func added(_ rows: [OutboxRow], newlyQueued: Bool = true) {
-        if newlyQueued { depthCounter.add(rows.count, ordering: .relaxed) }
-        condition.lock()
-        for row in rows { active.insert(row.handler) }
-        additions += 1
-        condition.unlock()
+    // MARK: Handlers
+
+    /// A handler was added or changed (or its secret, or whether it is enabled).
+    public func setHandler(_ spec: HandlerSpec) {
+        condition.locked { state.specs[spec.id] = spec }
+        wake()
     }
 
-    /// Resumes what a previous run left pending or in flight, then starts sending.
-    public func start() throws(StoreError) {
-        _ = try store.resetInFlight()
-        depthCounter.store(try store.outboxDepth(), ordering: .relaxed)
-        active = Set(try store.pendingHandlers())
+    /// Handlers were deleted (their log went with them): their pending deliveries are dropped.
+    /// Returns how many were dropped.
+    @discardableResult
+    public func removeHandlers(_ ids: [String]) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let dropped = condition.locked {
+            var dropped = 0
+            for id in ids {
+                state.specs[id] = nil
+                if let queue = state.queues.removeValue(forKey: id) { dropped += queue.pending.count + (queue.inFlight == nil ? 0 : 1) }
+            }
+            return dropped
+        }
+        depthCounter.subtract(dropped, ordering: .relaxed)
+        log.recount()
+        return dropped
+    }
+
+    // MARK: Deliveries
+
+    /// Deliveries just committed to the log.
+    public func added(_ rows: [DeliveryRow]) {
+        guard !rows.isEmpty else { return }
+        depthCounter.add(rows.count, ordering: .relaxed)
+        condition.locked {
+            for row in rows { Self.insert(row, into: &state.queues[row.handler, default: Queue()]) }
+        }
+        wake()
+    }
+
+    /// Keeps a queue in id order; new rows almost always go at the end.
+    private static func insert(_ row: DeliveryRow, into queue: inout Queue) {
+        if let last = queue.pending.last, last.id > row.id {
+            queue.pending.insert(row, at: queue.pending.firstIndex { $0.id > row.id } ?? queue.pending.endIndex)
+        } else {
+            queue.pending.append(row)
+        }
+    }
+
+    public enum RedeliverResult: Sendable {
+        case queued(DeliveryRow)
+        case notFound
+        case inFlight
+    }
+
+    /// One more attempt of a delivery, now: a finished one becomes pending again, a pending
+    /// one waiting for its retry is due at once.
+    public func redeliver(_ id: Int64, now: Int64) throws(StoreError) -> RedeliverResult {
+        let inFlight = condition.locked { state.queues.values.contains { $0.inFlight == id } }
+        if inFlight { return .inFlight }
+        guard var row = try store.delivery(id: id) else { return .notFound }
+        guard try store.reschedule(delivery: id, at: now) else { return .notFound }
+        let wasFinished = row.status.isFinished
+        row.status = .pending
+        row.nextAttemptAt = now
+        condition.locked {
+            var queue = state.queues[row.handler, default: Queue()]
+            if let index = queue.pending.firstIndex(where: { $0.id == id }) {
+                queue.pending[index].nextAttemptAt = now
+            } else {
+                Self.insert(row, into: &queue)
+            }
+            state.queues[row.handler] = queue
+        }
+        if wasFinished {
+            depthCounter.add(1, ordering: .relaxed)
+            log.reopened()
+        }
+        wake()
+        return .queued(row)
+    }
+
+    /// A row as it stands now: `in_flight` while attempted, with the delivery that holds it
+    /// back if its handler delivers in order and an earlier one waits for its retry.
+    public func live(_ row: DeliveryRow) -> (status: DeliveryStatus, waitingFor: Int64?) {
+        guard row.status == .pending else { return (row.status, nil) }
+        return condition.locked {
+            guard let queue = state.queues[row.handler] else { return (row.status, nil) }
+            if queue.inFlight == row.id { return (.inFlight, nil) }
+            guard state.specs[row.handler]?.ordered ?? true, let head = queue.pending.first, head.id < row.id,
+                head.attempts > 0, queue.inFlight == nil
+            else { return (row.status, nil) }
+            return (row.status, head.id)
+        }
+    }
+
+    /// Unfinished deliveries newest first, from memory: `pending` or `inFlight` ones.
+    public func unfinished(_ status: DeliveryStatus, handler: String?, before: Int64?, limit: Int) -> [DeliveryRow] {
+        condition.locked {
+            var rows: [DeliveryRow] = []
+            for (id, queue) in state.queues where handler == nil || handler == id {
+                for row in queue.pending where (queue.inFlight == row.id) == (status == .inFlight) && row.id < (before ?? .max) {
+                    rows.append(row)
+                }
+            }
+            rows.sort { $0.id > $1.id }
+            return Array(rows.prefix(limit))
+        }
+    }
+
+    // MARK: Running
+
+    /// Takes over what a previous run left unfinished. Runs before anything is added.
+    public func load() throws(StoreError) {
+        let rows = try store.pendingDeliveries()
+        try log.load()
+        added(rows)
+    }
+
+    /// Starts sending; webhooks go only where `rules` allow (checked on every connection).
+    public func start(rules: DestinationRules) {
+        self.rules = rules
         startThread(name: "buttond.dispatch") { [self] in loop() }
         for index in 0..<concurrency {
             startThread(name: "buttond.send.\(index)") { [self] in work() }
@@ -91,99 +197,73 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
 
     /// New work may be due: look now rather than at the next planned time.
     public func wake() {
-        condition.lock()
-        woken = true
-        condition.signal()
-        condition.unlock()
+        condition.locked {
+            state.woken = true
+            condition.signal()
+        }
     }
 
     /// Stops taking new deliveries and waits up to `seconds` for running ones to finish; what
-    /// is left stays pending in the outbox for the next start.
+    /// is left stays pending in the log for the next start.
     public func stop(waitingUpTo seconds: Double) {
         condition.lock()
-        stopping = true
+        state.stopping = true
         condition.broadcast()
         let deadline = Self.now() + Int64(seconds * 1000)
-        while running > 0 && Self.now() < deadline { condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
+        while state.running > 0 && Self.now() < deadline { _ = condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
         condition.unlock()
-        jobsReady.lock()
-        workersDone = true
-        jobsReady.broadcast()
-        jobsReady.unlock()
+        jobsReady.locked {
+            workersDone = true
+            jobsReady.broadcast()
+        }
     }
 
-    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     private func loop() {
         condition.lock()
-        while !stopping {
-            woken = false
-            condition.unlock()
-            let nextWake = dispatchDue()
-            condition.lock()
-            if stopping { break }
-            if woken { continue }
-            condition.wait(seconds: Double(nextWake - Self.now()) / 1000)
+        while !state.stopping {
+            state.woken = false
+            let nextWake = startDue(now: Self.now())
+            if state.woken { continue }
+            _ = condition.wait(seconds: Double(nextWake - Self.now()) / 1000)
         }
         condition.unlock()
     }
 
-    /// Starts every head that may go now; returns when to look again.
-    private func dispatchDue() -> Int64 {
-        let now = Self.now()
-        var next = now + 1000
-        condition.lock()
-        let candidates = active.subtracting(inFlight)
-        let seen = additions
-        condition.unlock()
-        let heads: [OutboxRow]
-        do {
-            heads = try store.pendingHeads(handlers: Array(candidates))
-        } catch {
-            return now + 200
-        }
-        let withWork = Set(heads.map(\.handler))
-        let idle = candidates.filter { !withWork.contains($0) }
-        if !idle.isEmpty {
-            condition.lock()
-            if additions == seen { for handler in idle where !inFlight.contains(handler) { active.remove(handler) } }
-            condition.unlock()
-        }
-        condition.lock()
-        let free = concurrency - running
-        condition.unlock()
-        var starting: [(OutboxRow, HandlerSpec)] = []
-        for head in heads.sorted(by: { $0.eventSeq < $1.eventSeq }) {
-            if starting.count >= free {
-                next = now + 1000  // a finishing worker wakes the loop sooner
-                break
+    /// With `condition` held: hands every delivery that may go now to the workers, oldest
+    /// first; returns when to look again.
+    private func startDue(now: Int64) -> Int64 {
+        var next = now + 60_000
+        var due: [(DeliveryRow, HandlerSpec)] = []
+        for (handler, queue) in state.queues where queue.inFlight == nil {
+            guard let spec = state.specs[handler], spec.enabled else { continue }
+            for row in queue.pending {
+                if row.nextAttemptAt <= now {
+                    due.append((row, spec))
+                    break
+                }
+                next = min(next, row.nextAttemptAt)
+                if spec.ordered { break }
             }
-            guard let spec = resolve(head.handler), spec.enabled else { continue }
-            if head.nextAttemptAt > now {
-                next = min(next, head.nextAttemptAt)
-                continue
-            }
-            starting.append((head, spec))
         }
-        // One transaction marks every delivery this pass starts.
-        guard !starting.isEmpty, (try? store.markInFlight(starting.map(\.0))) != nil else { return next }
-        condition.lock()
-        for (head, _) in starting { inFlight.insert(head.handler) }
-        running += starting.count
-        condition.unlock()
-        jobsReady.lock()
-        jobs += starting
-        jobsReady.broadcast()
-        jobsReady.unlock()
+        let starting = due.sorted { $0.0.id < $1.0.id }.prefix(concurrency - state.running)
+        guard !starting.isEmpty else { return next }
+        for (row, _) in starting { state.queues[row.handler]?.inFlight = row.id }
+        state.running += starting.count
+        jobsReady.locked {
+            jobs += starting
+            jobsReady.broadcast()
+        }
         return next
     }
 
     /// A worker thread: takes attempts one at a time, with its own webhook connection.
     private func work() {
-        // Input comes first: a delivery may wait a little (it is durable in the outbox), a
-        // press must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
+        // Input comes first: a delivery may wait a little (it is durable in the log), a press
+        // must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
         setThreadNice(5)
-        let sender = WebhookSender()
+        let sender = WebhookSender(rules: rules)
         while true {
             jobsReady.lock()
             while jobs.isEmpty && !workersDone { jobsReady.wait() }
@@ -193,128 +273,65 @@ public final class Dispatcher: @unchecked Sendable {  // `inFlight`, `running`, 
             }
             let (row, spec) = jobs.removeFirst()
             jobsReady.unlock()
-            attempt(row, spec, sender: sender)
-            condition.lock()
-            inFlight.remove(row.handler)
-            running -= 1
-            woken = true
-            condition.broadcast()
-            condition.unlock()
+            let attempt = self.attempt(row, spec, sender: sender)
+            log.record(attempt)
+            finish(attempt)
+            onAttempt(attempt)
         }
     }
 
-    private func attempt(_ row: OutboxRow, _ spec: HandlerSpec, sender: WebhookSender) {
+    private func attempt(_ row: DeliveryRow, _ spec: HandlerSpec, sender: WebhookSender) -> Attempt {
         let number = row.attempts + 1
         let startedAt = Self.now()
         var result: AttemptResult
-        if let expire = spec.expireAfterMs, startedAt > row.createdAt + expire {
-            result = AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(expire) ms)")
+        if spec.policy.isExpired(createdAt: row.createdAt, now: startedAt) {
+            result = AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(spec.policy.expireAfterMs ?? 0) ms)")
         } else {
+            let fields = Placeholders(row.event)
             switch spec.action {
             case .webhook(let webhook):
-                result = sender.send(webhook, deliveryID: row.id, body: row.body, userAgent: userAgent)
+                result = sender.send(webhook, delivery: row, fields: fields, userAgent: userAgent)
             case .script(let script):
-                let event = EventFields(row.body)
                 result = ScriptRunner.run(
-                    script, arguments: script.args.map(event.substitute),
+                    script, arguments: script.args.map(fields.substitute),
                     environment: ScriptRunner.environment(
-                        event: row.body, type: event.type, button: event.source, seq: event.seq, attempt: number),
-                    stdin: row.body
+                        event: row.event.json, type: row.event.type, button: row.event.source, seq: row.event.seq,
+                        attempt: number),
+                    stdin: row.payload
                 ).result
             }
             result.durationMs = Self.now() - startedAt
         }
-        let status: String
-        var nextAttemptAt = row.nextAttemptAt
-        switch result.outcome {
-        case .ok: status = "ok"
-        case .expired: status = "expired"
-        default:
-            if result.statusCode == 410 {
-                status = "failed"
-                disable(row.handler)
-            } else if number >= spec.maxAttempts {
-                status = "failed"
-            } else {
-                status = "pending"
-                if let seconds = result.retryAfterSeconds, result.statusCode == 429 || result.statusCode == 503 {
-                    nextAttemptAt = Self.now() + Int64(Double(min(max(seconds, 0), RetryAfter.maximumSeconds) * 1000) * retryScale)
+        let decision = spec.policy.decide(
+            result, attempt: number, createdAt: row.createdAt, now: Self.now(), jitter: Double.random(in: -0.2...0.2))
+        var done = row
+        done.attempts = number
+        done.status = decision.status
+        if case .retry(let at) = decision { done.nextAttemptAt = at }
+        return Attempt(
+            delivery: done, kind: spec.kind, number: number, startedAt: startedAt, result: result, decision: decision)
+    }
+
+    /// After an attempt is recorded: the handler may take its next delivery.
+    private func finish(_ attempt: Attempt) {
+        let row = attempt.delivery
+        condition.locked {
+            state.running -= 1
+            state.woken = true
+            condition.broadcast()
+            // Deleted with its handler meanwhile: already dropped from the count.
+            guard var queue = state.queues[row.handler], queue.inFlight == row.id else { return }
+            queue.inFlight = nil
+            if let index = queue.pending.firstIndex(where: { $0.id == row.id }) {
+                if row.status.isFinished {
+                    queue.pending.remove(at: index)
+                    depthCounter.subtract(1, ordering: .relaxed)
                 } else {
-                    nextAttemptAt = Self.now() + Int64(Double(RetrySchedule.delay(afterAttempt: number)) * retryScale)
+                    queue.pending[index] = row
                 }
             }
-        }
-        record(
-            ButtonStore.FinishedAttempt(
-                StoredAttempt(
-                    delivery: row.id, number: number, startedAt: startedAt, durationMs: result.durationMs,
-                    outcome: result.outcome.rawValue, statusCode: result.statusCode, exitCode: result.exitCode,
-                    output: result.output),
-                status: status, nextAttemptAt: nextAttemptAt))
-        if status != "pending" { depthCounter.subtract(1, ordering: .relaxed) }
-        let kind: String
-        if case .script = spec.action { kind = "script" } else { kind = "webhook" }
-        onAttempt(Attempt(delivery: row.id, handler: row.handler, kind: kind, number: number, result: result, status: status))
-    }
-}
-
-extension Dispatcher {
-    /// Writes a finished attempt, together with any others finished meanwhile; returns once
-    /// it is stored, so the handler's next delivery is only looked up after it.
-    fileprivate func record(_ item: ButtonStore.FinishedAttempt) {
-        recording.lock()
-        recordTickets += 1
-        let ticket = recordTickets
-        toRecord.append(item)
-        while recordedThrough < ticket {
-            if recordingBusy {
-                recording.wait()
-                continue
-            }
-            recordingBusy = true
-            let batch = toRecord
-            let through = recordTickets
-            toRecord = []
-            recording.unlock()
-            try? store.finishAttempts(batch)
-            recording.lock()
-            recordedThrough = through
-            recordingBusy = false
-            recording.broadcast()
-        }
-        recording.unlock()
-    }
-}
-
-/// The event fields a script's argument placeholders and environment use.
-struct EventFields {
-    var type = ""
-    var source = ""
-    var seq: Int64 = 0
-    var t: Int64 = 0
-    var face: String = ""
-    var option: String = ""
-
-    init(_ json: [UInt8]) {
-        guard let event = try? JSONParser.parse(json) else { return }
-        if case .string(let v)? = event["type"] { type = v }
-        if case .string(let v)? = event["button"] ?? event["sheet"] { source = v }
-        if case .int(let v)? = event["seq"] { seq = v }
-        if case .int(let v)? = event["t"] { t = v }
-        if case .int(let v)? = event["data"]?["face"] { face = String(v) }
-        if case .string(let v)? = event["data"]?["option"] { option = v }
-    }
-
-    /// An argument that is exactly one placeholder becomes its value; any other stays as it is.
-    func substitute(_ argument: String) -> String {
-        switch argument {
-        case "{button}": source
-        case "{type}": type
-        case "{seq}": String(seq)
-        case "{t}": String(t)
-        case "{face}": face
-        case "{option}": option
-        default: argument
+            if attempt.decision == .finishAndDisable { state.specs[row.handler]?.enabled = false }
+            state.queues[row.handler] = queue.pending.isEmpty ? nil : queue
         }
     }
 }

@@ -1,5 +1,6 @@
-/// What the delivery workers need to know of a handler, resolved by the server from its
-/// registry each time a delivery is sent (so a change or a disable takes effect at once).
+/// What the delivery workers need to know of a handler. The server hands the dispatcher a new
+/// spec whenever the handler changes (so a change or a disable takes effect at once); the
+/// secret is decoded once, here.
 public struct HandlerSpec: Sendable {
     public enum Action: Sendable {
         case webhook(Webhook)
@@ -8,13 +9,20 @@ public struct HandlerSpec: Sendable {
 
     public struct Webhook: Sendable {
         public var url: String
+        /// `POST` (the default), `PUT`, `PATCH`, `GET` or `DELETE`; a `GET` sends no body.
+        public var method: String
+        /// Values may hold placeholders, filled from each delivery's event.
         public var headers: [(String, String)]
         public var key: [UInt8]
         public var timeoutMs: Int
         public var connectTimeoutMs: Int
 
-        public init(url: String, headers: [(String, String)], key: [UInt8], timeoutMs: Int, connectTimeoutMs: Int = 3000) {
+        public init(
+            url: String, method: String = "POST", headers: [(String, String)], key: [UInt8], timeoutMs: Int,
+            connectTimeoutMs: Int = 3000
+        ) {
             self.url = url
+            self.method = method
             self.headers = headers
             self.key = key
             self.timeoutMs = timeoutMs
@@ -39,16 +47,25 @@ public struct HandlerSpec: Sendable {
 
     public var id: String
     public var enabled: Bool
+    /// With `false`, a delivery waiting for its retry does not hold back later ones.
+    public var ordered: Bool
     public var action: Action
-    public var maxAttempts: Int
-    public var expireAfterMs: Int64?
+    public var policy: DeliveryPolicy
 
-    public init(id: String, enabled: Bool, action: Action, maxAttempts: Int, expireAfterMs: Int64?) {
+    public init(id: String, enabled: Bool, ordered: Bool = true, action: Action, policy: DeliveryPolicy) {
         self.id = id
         self.enabled = enabled
+        self.ordered = ordered
         self.action = action
-        self.maxAttempts = maxAttempts
-        self.expireAfterMs = expireAfterMs
+        self.policy = policy
+    }
+
+    /// `webhook` or `script`.
+    public var kind: String {
+        switch action {
+        case .webhook: "webhook"
+        case .script: "script"
+        }
     }
 }
 
@@ -58,6 +75,8 @@ public struct AttemptResult: Sendable, Equatable {
         case ok, httpStatus = "http_status", timeout, connect, exitCode = "exit_code", signal, expired
         /// The script is no longer a regular executable file in the scripts directory: not run.
         case refused
+        /// The webhook's host resolved to an address it may not go to: not sent.
+        case blocked
     }
 
     public var outcome: Outcome

@@ -1,3 +1,4 @@
+import ButtonStore
 import CCurl
 import FoundationEssentials
 import Glibc
@@ -21,33 +22,73 @@ public final class WebhookSender {
         init(limit: Int) { self.limit = limit }
     }
 
-    private let handle: UnsafeMutableRawPointer?
+    /// Asked by libcurl about every address it connects to, after name resolution.
+    final class Guard {
+        let rules: DestinationRules
+        /// Why the last refused address was refused.
+        var refusal: String?
 
-    public init() {
-        _ = Self.initialized
-        handle = curl_easy_init()
+        init(rules: DestinationRules) { self.rules = rules }
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    private let handle: UnsafeMutableRawPointer?
+    private let destinationGuard: Guard
+    private let socketGuard: UnsafeMutablePointer<bd_socket_guard>
 
+    public init(rules: DestinationRules = DestinationRules()) {
+        _ = Self.initialized
+        handle = curl_easy_init()
+        destinationGuard = Guard(rules: rules)
+        socketGuard = .allocate(capacity: 1)
+        socketGuard.initialize(
+            to: bd_socket_guard(
+                check: { context, family, bytes, port in
+                    guard let context, let bytes else { return 0 }
+                    let check = Unmanaged<Guard>.fromOpaque(context).takeUnretainedValue()
+                    let address = Array(UnsafeBufferPointer(start: bytes, count: family == AF_INET6 ? 16 : 4))
+                    guard let reason = check.rules.refusal(address: address, port: Int(port)) else { return 1 }
+                    check.refusal = reason
+                    return 0
+                }, context: Unmanaged.passUnretained(destinationGuard).toOpaque()))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        socketGuard.deallocate()
+    }
+
+    /// One attempt of `delivery`: its payload (signed), header values filled from `fields`.
     public func send(
-        _ webhook: HandlerSpec.Webhook, deliveryID: String, body: [UInt8], userAgent: String, now: Int64 = Int64(Date().timeIntervalSince1970)
+        _ webhook: HandlerSpec.Webhook, delivery: DeliveryRow, fields: Placeholders, userAgent: String,
+        now: Int64 = Int64(Date().timeIntervalSince1970)
     ) -> AttemptResult {
         guard let handle else { return AttemptResult(outcome: .connect, output: "libcurl could not start") }
         curl_easy_reset(handle)
+        destinationGuard.refusal = nil
         let sink = Sink(limit: AttemptResult.outputLimit)
+        let body = webhook.method == "GET" ? [] : delivery.payload
+        let deliveryID = delivery.publicID
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
-        let standard = [
-            ("Content-Type", "application/json"), ("User-Agent", userAgent), ("webhook-id", deliveryID),
-            ("webhook-timestamp", String(now)),
+        var standard = [
+            ("User-Agent", userAgent), ("webhook-id", deliveryID), ("webhook-timestamp", String(now)),
             ("webhook-signature", Signature.sign(key: webhook.key, id: deliveryID, timestamp: now, body: body)),
         ]
-        for (name, value) in webhook.headers + standard { headers = curl_slist_append(headers, "\(name): \(value)") }
+        if webhook.method != "GET" { standard.insert(("Content-Type", "application/json"), at: 0) }
+        for (name, value) in webhook.headers.map({ ($0.0, fields.interpolate($0.1)) }) + standard {
+            headers = curl_slist_append(headers, "\(name): \(value)")
+        }
         headers = curl_slist_append(headers, "Expect:")
 
         bd_curl_set_string(handle, CURLOPT_URL, webhook.url)
-        bd_curl_set_long(handle, CURLOPT_POST, 1)
+        switch webhook.method {
+        case "GET": bd_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+        case "POST": bd_curl_set_long(handle, CURLOPT_POST, 1)
+        default:
+            bd_curl_set_long(handle, CURLOPT_POST, 1)
+            bd_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, webhook.method)
+        }
+        bd_curl_guard_sockets(handle, socketGuard)
         bd_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         bd_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         bd_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, webhook.connectTimeoutMs)
@@ -79,9 +120,12 @@ public final class WebhookSender {
         bd_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
 
         let code: CURLcode = body.withUnsafeBytes { raw in
-            bd_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, raw.count)
-            bd_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
-            return withExtendedLifetime(sink) { curl_easy_perform(handle) }
+            if webhook.method != "GET" {
+                bd_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, raw.count)
+                bd_curl_set_pointer(
+                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+            }
+            return withExtendedLifetime((sink, destinationGuard)) { curl_easy_perform(handle) }
         }
         let output = AttemptResult.text(sink.body)
         switch code {
@@ -91,6 +135,8 @@ public final class WebhookSender {
             return AttemptResult(outcome: .httpStatus, statusCode: status, output: output, retryAfterSeconds: sink.retryAfter)
         case CURLE_OPERATION_TIMEDOUT:
             return AttemptResult(outcome: .timeout, output: "no answer within \(webhook.timeoutMs) ms")
+        case CURLE_COULDNT_CONNECT where destinationGuard.refusal != nil:
+            return AttemptResult(outcome: .blocked, output: "not sent: the host resolves to \(destinationGuard.refusal ?? "")")
         default:
             let message = String(cString: curl_easy_strerror(code))
             return AttemptResult(outcome: .connect, output: message)

@@ -10,7 +10,7 @@ import Testing
                 seq: 1, id: "evt_1", type: "select", button: nil, sheet: "s1", t: 1_795_954_800_500,
                 json: [0x7B, 0x00, 0xFF, 0xC3, 0x28, 0x7D])
             let empty = StoredEvent(seq: 2, id: "evt_2", type: "tap", button: "door", t: -1, json: [])
-            try store.commit(events: [odd, empty], states: [], outbox: [])
+            try store.commit(events: [odd, empty], states: [], deliveries: [])
             #expect(try store.events(after: 0, limit: 10, button: nil) == [odd, empty])
             #expect(try store.lastSeq() == 2)
             #expect(try store.eventCount() == 2)
@@ -20,14 +20,14 @@ import Testing
     @Test func commitWritesEventsStatesAndOutboxTogether() throws {
         try withStore { store, _ throws in
             try store.upsertButton(id: "door", config: "{}")
-            let row = outboxRow("d1", eventSeq: 1, nextAttemptAt: 10)
+            let row = deliveryRow(1, eventSeq: 1, nextAttemptAt: 10)
             try store.commit(
                 events: [event(1)], states: [ButtonStateChange(id: "door", face: 1, clock: nil, held: true)],
-                outbox: [row])
+                deliveries: [row])
             #expect(try store.loadButtons().first?.held == true)
             #expect(try store.loadButtons().first?.face == 1)
-            #expect(try store.outbox(id: "d1") == row)
-            try store.commit(events: [], states: [], outbox: [])
+            #expect(try store.delivery(id: 1) == row)
+            try store.commit(events: [], states: [], deliveries: [])
             #expect(try store.lastSeq() == 1)
         }
     }
@@ -35,20 +35,20 @@ import Testing
     @Test func aFailingCommitLeavesNothingBehind() throws {
         try withStore { store, _ throws in
             try store.upsertButton(id: "door", config: "{}")
-            try store.commit(events: [event(1)], states: [], outbox: [])
+            try store.commit(events: [event(1)], states: [], deliveries: [])
             let error = #expect(throws: StoreError.self) {
                 try store.commit(
                     events: [event(2), event(1), event(3)],
                     states: [ButtonStateChange(id: "door", face: 1, clock: 99, held: true)],
-                    outbox: [outboxRow("d1", eventSeq: 2)])
+                    deliveries: [deliveryRow(1, eventSeq: 2)])
             }
             #expect(error?.description.contains("UNIQUE") == true)
             #expect(try store.events(after: 0, limit: 10, button: nil).map(\.seq) == [1])
             #expect(try store.loadButtons().first == StoredButton(id: "door", config: "{}"))
-            #expect(try store.outbox(id: "d1") == nil)
+            #expect(try store.delivery(id: 1) == nil)
             #expect(try store.lastSeq() == 1)
             // The store is still usable after a failed commit.
-            try store.commit(events: [event(2)], states: [], outbox: [outboxRow("d1", eventSeq: 2)])
+            try store.commit(events: [event(2)], states: [], deliveries: [deliveryRow(1, eventSeq: 2)])
             #expect(try store.lastSeq() == 2)
         }
     }
@@ -56,10 +56,10 @@ import Testing
     @Test func aDuplicateOutboxIdRollsBackTheEvents() throws {
         try withStore { store, _ throws in
             #expect(throws: StoreError.self) {
-                try store.commit(events: [event(1)], states: [], outbox: [outboxRow("d1"), outboxRow("d1")])
+                try store.commit(events: [event(1)], states: [], deliveries: [deliveryRow(1), deliveryRow(1)])
             }
             #expect(try store.eventCount() == 0)
-            #expect(try store.outboxDepth() == 0)
+            #expect(try store.pendingDeliveries().count == 0)
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
                     event(1, button: "door"), event(2, button: "lamp"), event(3, button: nil, sheet: "door"),
                     event(4, button: nil, sheet: "s1", type: "select"), event(5, button: "door"),
                     event(6, button: "door"),
-                ], states: [], outbox: [])
+                ], states: [], deliveries: [])
             #expect(try store.events(after: 0, limit: 100, button: nil).map(\.seq) == [1, 2, 3, 4, 5, 6])
             #expect(try store.events(after: 2, limit: 2, button: nil).map(\.seq) == [3, 4])
             #expect(try store.events(after: 0, limit: 100, button: "door").map(\.seq) == [1, 3, 5, 6])
@@ -85,7 +85,7 @@ import Testing
 
     @Test func trimKeepsTheNewestAndSeqNeverGoesBack() throws {
         try withStore { store, directory throws in
-            try store.commit(events: (1...10).map { event($0) }, states: [], outbox: [])
+            try store.commit(events: (1...10).map { event($0) }, states: [], deliveries: [])
             #expect(try store.trimEvents(keep: 20) == 0)
             #expect(try store.trimEvents(keep: 3) == 7)
             #expect(try store.events(after: 0, limit: 100, button: nil).map(\.seq) == [8, 9, 10])
@@ -97,7 +97,7 @@ import Testing
             let reopened = try ButtonStore(directory: directory)
             defer { reopened.close() }
             #expect(try reopened.lastSeq() == 10)
-            try reopened.commit(events: [event(11)], states: [], outbox: [])
+            try reopened.commit(events: [event(11)], states: [], deliveries: [])
             #expect(try reopened.lastSeq() == 11)
         }
     }
@@ -110,7 +110,7 @@ import Testing
                 for seq in Int64(1)...2_000 {
                     try store.commit(
                         events: [event(seq)], states: [ButtonStateChange(id: "door", face: 0, clock: seq, held: false)],
-                        outbox: [])
+                        deliveries: [])
                 }
             }
             #expect(try store.lastSeq() == 2_000)

@@ -37,7 +37,7 @@ import Testing
 
     @Test func setsTheSchemaVersion() throws {
         try withStore { store, _ throws in
-            #expect(ButtonStore.schemaVersion == 5)
+            #expect(ButtonStore.schemaVersion == 6)
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
         }
     }
@@ -50,7 +50,7 @@ import Testing
             try first.upsertHandler(StoredHandler(id: "h1", owner: "button:door", config: "{}", secret: "whsec_x"))
             try first.commit(
                 events: [event(1), event(2)], states: [ButtonStateChange(id: "door", face: 1, clock: 77, held: true)],
-                outbox: [outboxRow("d1", eventSeq: 2)])
+                deliveries: [deliveryRow(1, eventSeq: 2)])
             first.close()
 
             let second = try ButtonStore(directory: base)
@@ -62,8 +62,8 @@ import Testing
             #expect(try second.loadSheets() == [StoredSheet(id: "s1", config: #"{"title":"T"}"#, position: 0)])
             #expect(try second.loadHandlers().map(\.secret) == ["whsec_x"])
             #expect(try second.lastSeq() == 2)
-            #expect(try second.outbox(id: "d1") == outboxRow("d1", eventSeq: 2))
-            try second.commit(events: [event(3)], states: [], outbox: [])
+            #expect(try second.delivery(id: 1) == deliveryRow(1, eventSeq: 2))
+            try second.commit(events: [event(3)], states: [], deliveries: [])
             #expect(try second.events(after: 0, limit: 10, button: nil).map(\.seq) == [1, 2, 3])
             #expect(try second.userVersion() == ButtonStore.schemaVersion)
         }

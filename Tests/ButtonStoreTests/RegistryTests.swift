@@ -23,7 +23,7 @@ import Testing
             try store.upsertButton(id: "door", config: "{}")
             try store.upsertButton(id: "lamp", config: "{}")
             try store.commit(
-                events: [], states: [ButtonStateChange(id: "door", face: 1, clock: 5, held: true)], outbox: [])
+                events: [], states: [ButtonStateChange(id: "door", face: 1, clock: 5, held: true)], deliveries: [])
             try store.upsertButton(id: "door", config: #"{"label":"Front door ✓"}"#)
             #expect(
                 try store.loadButtons().first
@@ -38,18 +38,18 @@ import Testing
             try store.upsertButton(id: "lamp", config: "{}")
             try store.upsertHandler(StoredHandler(id: "h1", owner: StoredHandler.owner(button: "door"), config: "{}"))
             try store.upsertHandler(StoredHandler(id: "h2", owner: StoredHandler.owner(button: "lamp"), config: "{}"))
-            var done = outboxRow("d0", handler: "h1")
-            done.status = "ok"
+            var done = deliveryRow(10, handler: "h1")
+            done.status = .ok
             try store.commit(
                 events: [event(1)], states: [],
-                outbox: [outboxRow("d1", handler: "h1"), outboxRow("d2", handler: "h2"), done])
+                deliveries: [deliveryRow(1, handler: "h1"), deliveryRow(2, handler: "h2"), done])
             #expect(try store.deleteButton(id: "door"))
             #expect(try !store.deleteButton(id: "door"))
             #expect(try store.loadButtons().map(\.id) == ["lamp"])
             #expect(try store.loadHandlers().map(\.id) == ["h2"])
-            #expect(try store.outbox(id: "d1") == nil)
-            #expect(try store.outbox(id: "d0")?.status == "ok")
-            #expect(try store.outboxDepth() == 1)
+            #expect(try store.delivery(id: 1) == nil)
+            #expect(try store.delivery(id: 10) == nil)  // the finished log goes with its handler
+            #expect(try store.pendingDeliveries().count == 1)
             #expect(try store.eventCount() == 1)
         }
     }
@@ -92,10 +92,10 @@ import Testing
             try store.upsertHandler(changed)
             #expect(try store.loadHandlers(owner: owner).first == changed)
 
-            try store.commit(events: [event(1)], states: [], outbox: [outboxRow("d1", handler: "h1")])
+            try store.commit(events: [event(1)], states: [], deliveries: [deliveryRow(1, handler: "h1")])
             #expect(try store.deleteHandler(id: "h1"))
             #expect(try !store.deleteHandler(id: "h1"))
-            #expect(try store.outbox(id: "d1") == nil)
+            #expect(try store.delivery(id: 1) == nil)
             #expect(try store.loadHandlers(owner: owner) == [second])
         }
     }
@@ -110,7 +110,7 @@ import Testing
             try store.upsertHandler(StoredHandler(id: "hs", owner: "sheet:s1", config: "{}"))
             try store.commit(
                 events: [], states: [ButtonStateChange(id: "b", face: 1, clock: 9, held: false)],
-                outbox: [outboxRow("d1", handler: "ha")])
+                deliveries: [deliveryRow(1, handler: "ha")])
 
             try store.replaceRegistry(
                 buttons: [(id: "c", config: #"{"new":true}"#), (id: "b", config: #"{"kept":true}"#)],
@@ -123,7 +123,7 @@ import Testing
                 ])
             #expect(try store.loadSheets() == [StoredSheet(id: "s2", config: "{}", position: 0)])
             #expect(try store.loadHandlers().map(\.id) == ["hb"])
-            #expect(try store.outbox(id: "d1") == nil)
+            #expect(try store.delivery(id: 1) == nil)
         }
     }
 

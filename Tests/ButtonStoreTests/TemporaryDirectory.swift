@@ -28,10 +28,13 @@ func event(
         json: Array(#"{"seq":\#(seq),"type":"\#(type)"}"#.utf8))
 }
 
-func outboxRow(_ id: String, handler: String = "h1", eventSeq: Int64 = 1, nextAttemptAt: Int64 = 0) -> OutboxRow {
-    OutboxRow(
-        id: id, handler: handler, eventSeq: eventSeq, body: Array("body-\(id)".utf8), nextAttemptAt: nextAttemptAt,
-        createdAt: 500)
+func deliveryRow(_ id: Int64, handler: String = "h1", eventSeq: Int64 = 1, nextAttemptAt: Int64 = 0) -> DeliveryRow {
+    DeliveryRow(
+        id: id, handler: handler, nextAttemptAt: nextAttemptAt, createdAt: 500,
+        event: DeliveryEvent(
+            seq: eventSeq, id: "evt_\(eventSeq)", type: "tap", button: "door", t: 400, face: eventSeq == 2 ? 1 : nil,
+            json: Array(#"{"seq":\#(eventSeq)}"#.utf8)),
+        body: id == 3 ? Array("shaped-\(id)".utf8) : nil)
 }
 
 func withTemporaryDirectoryAsync(_ body: (String) async throws -> Void) async throws {

@@ -17,9 +17,9 @@ struct SequencerTests {
     }
 
     struct NoDeliveries: DeliveryRules, DeliveryQueue {
-        func deliveries(for events: [ControlEvent], now: Int64) -> [OutboxRow] { [] }
+        func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] { [] }
         var depth: Int { 0 }
-        func added(_ rows: [OutboxRow], newlyQueued: Bool) {}
+        func added(_ rows: [DeliveryRow]) {}
         func wake() {}
     }
 

@@ -1,0 +1,255 @@
+/// The delivery log: what the delivery workers send and retry, and what they did, kept up to a
+/// retention. Written by the writer; every read here runs beside it on a reader connection.
+extension ButtonStore {
+    /// Inserts deliveries outside an event commit (a handler test), in one transaction.
+    public func enqueue(_ rows: [DeliveryRow]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in try Self.insert(rows, in: connection) }
+        }
+    }
+
+    /// Every delivery enters the log here: an event commit and `enqueue` both use it.
+    static func insert(_ rows: [DeliveryRow], in connection: Connection) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        let insert = try connection.statement(
+            """
+            INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
+                event_type, button, sheet, t, face, option, label, event, body)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+            """)
+        for row in rows {
+            insert.bind(row.id, at: 1)
+            insert.bind(row.handler, at: 2)
+            insert.bind(row.status.rawValue, at: 3)
+            insert.bind(row.attempts, at: 4)
+            insert.bind(row.nextAttemptAt, at: 5)
+            insert.bind(row.createdAt, at: 6)
+            insert.bind(row.event.seq, at: 7)
+            insert.bind(row.event.id, at: 8)
+            insert.bind(row.event.type, at: 9)
+            insert.bind(row.event.button, at: 10)
+            insert.bind(row.event.sheet, at: 11)
+            insert.bind(row.event.t, at: 12)
+            insert.bind(row.event.face, at: 13)
+            insert.bind(row.event.option, at: 14)
+            insert.bind(row.event.label, at: 15)
+            insert.bind(row.event.json, at: 16)
+            insert.bind(row.body, at: 17)
+            try insert.run()
+        }
+    }
+
+    static func deliveryRow(_ row: Statement) -> DeliveryRow {
+        DeliveryRow(
+            id: row.int64(0), handler: row.text(1), status: DeliveryStatus(rawValue: row.int(2)) ?? .pending,
+            attempts: row.int(3), nextAttemptAt: row.int64(4), createdAt: row.int64(5),
+            event: DeliveryEvent(
+                seq: row.int64(6), id: row.text(7), type: row.text(8), button: row.optionalText(9),
+                sheet: row.optionalText(10), t: row.int64(11), face: row.optionalInt(12), option: row.optionalText(13),
+                label: row.optionalText(14), json: row.blob(15)),
+            body: row.optionalBlob(16))
+    }
+
+    /// At start: every delivery not finished, oldest first (a stopped process's in-flight ones
+    /// are pending on disk, so they go again: at-least-once).
+    public func pendingDeliveries() throws(StoreError) -> [DeliveryRow] {
+        try withReader { connection throws(StoreError) in
+            try connection.statement(
+                """
+                SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
+                    button, sheet, t, face, option, label, event, body
+                FROM deliveries WHERE status = 0 ORDER BY id
+                """
+            ).rows(Self.deliveryRow)
+        }
+    }
+
+    /// The highest delivery id ever used (0 for a new store).
+    public func lastDeliveryID() throws(StoreError) -> Int64 {
+        try withReader { connection throws(StoreError) in
+            try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalar() ?? 0
+        }
+    }
+
+    /// How many finished deliveries the log holds.
+    public func finishedDeliveryCount() throws(StoreError) -> Int {
+        try withReader { connection throws(StoreError) in
+            Int(try connection.statement("SELECT COUNT(*) FROM deliveries WHERE status > 0").scalar() ?? 0)
+        }
+    }
+
+    /// One delivery, or nil.
+    public func delivery(id: Int64) throws(StoreError) -> DeliveryRow? {
+        try withReader { connection throws(StoreError) in
+            let select = try connection.statement(
+                """
+                SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
+                    button, sheet, t, face, option, label, event, body
+                FROM deliveries WHERE id = ?1
+                """)
+            select.bind(id, at: 1)
+            return try select.rows(Self.deliveryRow).first
+        }
+    }
+
+    /// The log newest first, older than `before` if given, for one handler and/or one stored
+    /// status; each filter walks its own index.
+    public func deliveries(
+        handler: String?, status: DeliveryStatus?, before: Int64?, limit: Int
+    ) throws(StoreError) -> [DeliveryRow] {
+        guard limit > 0 else { return [] }
+        return try withReader { connection throws(StoreError) in
+            let select: Statement
+            switch (handler, status) {
+            case (let handler?, let status?):
+                select = try connection.statement(
+                    """
+                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
+                        button, sheet, t, face, option, label, event, body
+                    FROM deliveries INDEXED BY deliveries_handler
+                    WHERE handler = ?1 AND id < ?2 AND status = ?4 ORDER BY id DESC LIMIT ?3
+                    """)
+                select.bind(handler, at: 1)
+                select.bind(status.rawValue, at: 4)
+            case (let handler?, nil):
+                select = try connection.statement(
+                    """
+                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
+                        button, sheet, t, face, option, label, event, body
+                    FROM deliveries INDEXED BY deliveries_handler
+                    WHERE handler = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    """)
+                select.bind(handler, at: 1)
+            case (nil, let status?):
+                select = try connection.statement(
+                    """
+                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
+                        button, sheet, t, face, option, label, event, body
+                    FROM deliveries INDEXED BY deliveries_status
+                    WHERE status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    """)
+                select.bind(status.rawValue, at: 1)
+            case (nil, nil):
+                select = try connection.statement(
+                    """
+                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
+                        button, sheet, t, face, option, label, event, body
+                    FROM deliveries WHERE id < ?2 ORDER BY id DESC LIMIT ?3
+                    """)
+            }
+            select.bind(before ?? Int64.max, at: 2)
+            select.bind(limit, at: 3)
+            return try select.rows(Self.deliveryRow)
+        }
+    }
+
+    /// The attempts of one delivery, first attempt first.
+    public func attempts(delivery: Int64) throws(StoreError) -> [StoredAttempt] {
+        try withReader { connection throws(StoreError) in
+            let select = try connection.statement(
+                """
+                SELECT delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output
+                FROM delivery_attempts WHERE delivery = ?1 ORDER BY number
+                """)
+            select.bind(delivery, at: 1)
+            return try select.rows { row in
+                StoredAttempt(
+                    delivery: row.int64(0), number: row.int(1), startedAt: row.int64(2), durationMs: row.int64(3),
+                    outcome: row.text(4), statusCode: row.optionalInt(5), exitCode: row.optionalInt(6),
+                    output: row.text(7))
+            }
+        }
+    }
+
+    /// One finished attempt and the state it leaves its delivery in.
+    public struct FinishedAttempt: Sendable {
+        public var attempt: StoredAttempt
+        public var status: DeliveryStatus
+        public var nextAttemptAt: Int64
+
+        public init(_ attempt: StoredAttempt, status: DeliveryStatus, nextAttemptAt: Int64) {
+            self.attempt = attempt
+            self.status = status
+            self.nextAttemptAt = nextAttemptAt
+        }
+    }
+
+    /// Records attempts and their deliveries' new states in one transaction (an attempt of a
+    /// delivery deleted meanwhile, with its handler, is dropped), then trims the oldest
+    /// `trimming` finished deliveries with their attempts. Returns how many were trimmed.
+    @discardableResult
+    public func record(_ finished: [FinishedAttempt], trimming: Int = 0) throws(StoreError) -> Int {
+        guard !finished.isEmpty || trimming > 0 else { return 0 }
+        return try withConnection { connection throws(StoreError) in
+            let update = try connection.statement(
+                "UPDATE deliveries SET status = ?2, attempts = ?3, next_attempt_at = ?4 WHERE id = ?1")
+            let insert = try connection.statement(
+                """
+                INSERT OR REPLACE INTO delivery_attempts
+                    (delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """)
+            return try connection.transaction { () throws(StoreError) -> Int in
+                for item in finished {
+                    let attempt = item.attempt
+                    update.bind(attempt.delivery, at: 1)
+                    update.bind(item.status.rawValue, at: 2)
+                    update.bind(attempt.number, at: 3)
+                    update.bind(item.nextAttemptAt, at: 4)
+                    try update.run()
+                    guard connection.changes > 0 else { continue }
+                    insert.bind(attempt.delivery, at: 1)
+                    insert.bind(attempt.number, at: 2)
+                    insert.bind(attempt.startedAt, at: 3)
+                    insert.bind(attempt.durationMs, at: 4)
+                    insert.bind(attempt.outcome, at: 5)
+                    insert.bind(attempt.statusCode, at: 6)
+                    insert.bind(attempt.exitCode, at: 7)
+                    insert.bind(attempt.output, at: 8)
+                    try insert.run()
+                }
+                guard trimming > 0 else { return 0 }
+                let oldest = try connection.statement(
+                    "SELECT MAX(id) FROM (SELECT id FROM deliveries WHERE status > 0 ORDER BY id LIMIT ?1)")
+                oldest.bind(trimming, at: 1)
+                guard let through = try oldest.scalar() else { return 0 }
+                let dropAttempts = try connection.statement(
+                    """
+                    DELETE FROM delivery_attempts WHERE delivery IN
+                        (SELECT id FROM deliveries INDEXED BY deliveries_status WHERE status > 0 AND id <= ?1)
+                    """)
+                dropAttempts.bind(through, at: 1)
+                try dropAttempts.run()
+                let drop = try connection.statement("DELETE FROM deliveries WHERE status > 0 AND id <= ?1")
+                drop.bind(through, at: 1)
+                try drop.run()
+                return connection.changes
+            }
+        }
+    }
+
+    /// Makes a delivery pending again, due at `at` (a redelivery). Returns whether it exists.
+    @discardableResult
+    public func reschedule(delivery id: Int64, at: Int64) throws(StoreError) -> Bool {
+        try withConnection { connection throws(StoreError) in
+            let update = try connection.statement(
+                "UPDATE deliveries SET status = 0, next_attempt_at = ?2 WHERE id = ?1")
+            update.bind(id, at: 1)
+            update.bind(at, at: 2)
+            try update.run()
+            return connection.changes > 0
+        }
+    }
+
+    /// Drops a handler's whole delivery log (pending and finished) with the attempts.
+    static func deleteDeliveries(handler: String, in connection: Connection) throws(StoreError) {
+        let dropAttempts = try connection.statement(
+            "DELETE FROM delivery_attempts WHERE delivery IN (SELECT id FROM deliveries WHERE handler = ?1)")
+        dropAttempts.bind(handler, at: 1)
+        try dropAttempts.run()
+        let drop = try connection.statement("DELETE FROM deliveries WHERE handler = ?1")
+        drop.bind(handler, at: 1)
+        try drop.run()
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+@testable import ButtonStore
+
+/// Upgrading a database made by an older buttond keeps what it holds.
+@Suite struct MigrationTests {
+    /// A version-5 database (the text-keyed outbox) with a pending, a retried and a delivered
+    /// delivery: after the upgrade each is in the delivery log, in the same order, with its
+    /// attempts, and the pending ones are still pending.
+    @Test func theOutboxBecomesTheDeliveryLog() throws {
+        try withTemporaryDirectory { base in
+            let path = base + "/" + ButtonStore.fileName
+            do {
+                let old = try Connection(path: path)
+                for sql in Schema.migrations.prefix(5) { try old.execute(sql, doing: "an old schema") }
+                try old.execute(
+                    """
+                    PRAGMA user_version = 5;
+                    INSERT INTO outbox VALUES ('dlv_b', 'h1', 2, '{"id":"evt_2","seq":2,"type":"tap","button":"door","t":2000,"data":{}}', 'pending', 1, 9000, 2001);
+                    INSERT INTO outbox VALUES ('dlv_a', 'h1', 1, '{"id":"evt_1","seq":1,"type":"flip","button":"door","t":1000,"data":{"face":1}}', 'ok', 1, 0, 1001);
+                    INSERT INTO outbox VALUES ('dlv_c', 'h2', 3, '{"id":"evt_3","seq":3,"type":"select","sheet":"s","t":3000,"data":{"option":"go"}}', 'in_flight', 0, 3001, 3001);
+                    INSERT INTO attempts VALUES ('dlv_a', 1, 1002, 5, 'ok', 204, NULL, '');
+                    INSERT INTO attempts VALUES ('dlv_b', 1, 2002, 5, 'http_status', 500, NULL, 'oops');
+                    """, doing: "filling it")
+                old.close()
+            }
+            let store = try ButtonStore(directory: base)
+            defer { store.close() }
+            #expect(try store.userVersion() == 6)
+            let log = try store.deliveries(handler: nil, status: nil, before: nil, limit: 10)
+            #expect(log.map(\.event.seq) == [3, 2, 1])
+            #expect(log.map(\.status) == [.pending, .pending, .ok])
+            #expect(try store.pendingDeliveries().map(\.event.seq) == [2, 3])
+            let flip = try #require(log.last)
+            #expect(flip.event.type == "flip")
+            #expect(flip.event.face == 1)
+            #expect(flip.event.button == "door")
+            #expect(log.first?.event.sheet == "s")
+            #expect(log.first?.event.option == "go")
+            #expect(try store.attempts(delivery: log[1].id).map(\.output) == ["oops"])
+            #expect(try store.attempts(delivery: flip.id).map(\.statusCode) == [204])
+        }
+    }
+}

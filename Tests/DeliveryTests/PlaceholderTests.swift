@@ -1,0 +1,106 @@
+import Delivery
+import MicroHTTP
+import Testing
+
+/// Placeholders in script args (whole only) and in webhook strings (anywhere) (SPEC §5).
+@Suite struct PlaceholderTests {
+    /// A toggle on a button, as the server writes it.
+    static let toggle: JSONValue = [
+        "id": "evt_1k", "seq": 56, "type": "toggle", "button": "desk", "t": 1_796_040_000_123,
+        "at": "2026-11-30T12:00:00.123Z", "data": ["face": 2, "previousFace": 1],
+    ]
+    /// A choice on an action sheet: `{button}` is the sheet id.
+    static let select: JSONValue = [
+        "id": "evt_1l", "seq": 57, "type": "select", "sheet": "scenes", "t": 1_796_040_001_000,
+        "at": "2026-11-30T12:00:01.000Z", "data": ["option": "movie", "index": 1],
+    ]
+    static let fields = Placeholders(event: toggle, label: "Desk lamp")
+
+    @Test func readsAButtonEvent() {
+        #expect(
+            Self.fields
+                == Placeholders(
+                    button: "desk", type: "toggle", seq: 56, t: 1_796_040_000_123, face: "2", option: "",
+                    label: "Desk lamp", id: "evt_1k"))
+    }
+
+    @Test func readsASheetEvent() {
+        let fields = Placeholders(event: Self.select, label: "Scenes")
+        #expect(fields.button == "scenes")
+        #expect(fields.option == "movie")
+        #expect(fields.face == "")
+        #expect(fields.interpolate("{button}/{option}") == "scenes/movie")
+    }
+
+    @Test(arguments: [
+        ["type": "tap"] as JSONValue,  // no source, no data
+        [:],
+        .null,
+        ["button": 7, "seq": "56", "data": ["face": "2", "option": 3]],  // wrong JSON types
+    ])
+    func missingFieldsAreEmpty(_ event: JSONValue) {
+        let fields = Placeholders(event: event)
+        #expect(fields.button == "" && fields.face == "" && fields.option == "" && fields.label == "")
+        #expect(fields.seq == 0 && fields.t == 0 && fields.id == "")
+        #expect(fields.interpolate("[{button}|{face}|{option}|{label}|{id}|{seq}]") == "[|||||0]")
+    }
+
+    @Test(arguments: [
+        ("{button}", "desk"), ("{type}", "toggle"), ("{seq}", "56"), ("{t}", "1796040000123"), ("{face}", "2"),
+        ("{option}", ""), ("{label}", "Desk lamp"), ("{id}", "evt_1k"),
+    ])
+    func eachPlaceholderWhole(_ placeholder: String, _ value: String) {
+        #expect(Self.fields.substitute(placeholder) == value)
+        #expect(Self.fields.interpolate(placeholder) == value)
+    }
+
+    @Test(arguments: [
+        ("button {button}!", "button desk!"), ("type={type}", "type=toggle"), ("#{seq}", "#56"),
+        ("at {t} ms", "at 1796040000123 ms"), ("face {face} up", "face 2 up"), ("<{option}>", "<>"),
+        ("“{label}” pressed", "“Desk lamp” pressed"), ("/events/{id}", "/events/evt_1k"),
+    ])
+    func eachPlaceholderInsideText(_ text: String, _ expected: String) {
+        #expect(Self.fields.interpolate(text) == expected)
+        #expect(Self.fields.substitute(text) == text)  // script args: whole placeholders only
+    }
+
+    @Test(arguments: [
+        ("{button}:{type}:{seq}", "desk:toggle:56"),
+        ("{button}{button}", "deskdesk"),
+        ("{label} ({button}) → face {face}, event {id}", "Desk lamp (desk) → face 2, event evt_1k"),
+        ("Bearer abc-{id}", "Bearer abc-evt_1k"),  // a header value
+    ])
+    func severalInOneString(_ text: String, _ expected: String) {
+        #expect(Self.fields.interpolate(text) == expected)
+    }
+
+    @Test(arguments: [
+        "{{ states('light.kitchen') }}", "{% if is_state('x', 'on') %}on{% endif %}", "{unknown}", "{Button}",
+        "{ button }", "{button", "button}", "{}", "{{", "}}", "{event}", "{buttons}", "plain text", "",
+    ])
+    func otherBracesStayAsTheyAre(_ text: String) {
+        #expect(Self.fields.interpolate(text) == text)
+        #expect(Self.fields.substitute(text) == text)
+    }
+
+    @Test(arguments: [
+        ("{{button}}", "{desk}"),  // the inner pair is a placeholder
+        ("{x{button}}", "{xdesk}"),
+        ("{{{ {label} }}}", "{{{ Desk lamp }}}"),
+        ("{unknown}{seq}", "{unknown}56"),
+    ])
+    func placeholdersNextToOtherBraces(_ text: String, _ expected: String) {
+        #expect(Self.fields.interpolate(text) == expected)
+    }
+
+    @Test func valuesAreNotExpandedAgain() {
+        let fields = Placeholders(button: "{id}", type: "{type}", label: "{{button}} {seq}", id: "evt_9")
+        #expect(fields.interpolate("{button} {label} {type}") == "{id} {{button}} {seq} {type}")
+        #expect(fields.substitute("{label}") == "{{button}} {seq}")
+    }
+
+    @Test func nonASCIITextSurvives() {
+        let fields = Placeholders(button: "küche", label: "Licht 💡")
+        #expect(fields.interpolate("é{button}🎛{label}{ü}") == "éküche🎛Licht 💡{ü}")
+    }
+}
