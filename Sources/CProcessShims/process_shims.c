@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include "process_shims.h"
 
@@ -11,3 +12,5 @@ int bd_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const ch
 }
 
 int bd_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)gettid(), nice); }
+
+int bd_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }

@@ -23,15 +23,9 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         public var decision: DeliveryPolicy.Decision
     }
 
-    /// One handler's unfinished deliveries, oldest first.
-    struct Queue {
-        var pending: [DeliveryRow] = []
-        var inFlight: Int64?
-    }
-
     struct State {
         var specs: [String: HandlerSpec] = [:]
-        var queues: [String: Queue] = [:]
+        var queues: [String: HandlerQueue] = [:]
         var running = 0
         var stopping = false
         var woken = false
@@ -86,7 +80,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             var dropped = 0
             for id in ids {
                 state.specs[id] = nil
-                if let queue = state.queues.removeValue(forKey: id) { dropped += queue.pending.count + (queue.inFlight == nil ? 0 : 1) }
+                if let queue = state.queues.removeValue(forKey: id) { dropped += queue.count }
             }
             return dropped
         }
@@ -102,18 +96,9 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         guard !rows.isEmpty else { return }
         depthCounter.add(rows.count, ordering: .relaxed)
         condition.locked {
-            for row in rows { Self.insert(row, into: &state.queues[row.handler, default: Queue()]) }
+            for row in rows { state.queues[row.handler, default: HandlerQueue()].insert(row) }
         }
         wake()
-    }
-
-    /// Keeps a queue in id order; new rows almost always go at the end.
-    private static func insert(_ row: DeliveryRow, into queue: inout Queue) {
-        if let last = queue.pending.last, last.id > row.id {
-            queue.pending.insert(row, at: queue.pending.firstIndex { $0.id > row.id } ?? queue.pending.endIndex)
-        } else {
-            queue.pending.append(row)
-        }
     }
 
     public enum RedeliverResult: Sendable {
@@ -133,13 +118,11 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         row.status = .pending
         row.nextAttemptAt = now
         condition.locked {
-            var queue = state.queues[row.handler, default: Queue()]
-            if let index = queue.pending.firstIndex(where: { $0.id == id }) {
-                queue.pending[index].nextAttemptAt = now
+            if state.queues[row.handler]?[id] != nil {
+                state.queues[row.handler]?[id]?.nextAttemptAt = now
             } else {
-                Self.insert(row, into: &queue)
+                state.queues[row.handler, default: HandlerQueue()].insert(row)
             }
-            state.queues[row.handler] = queue
         }
         if wasFinished {
             depthCounter.add(1, ordering: .relaxed)
@@ -156,7 +139,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         return condition.locked {
             guard let queue = state.queues[row.handler] else { return (row.status, nil) }
             if queue.inFlight == row.id { return (.inFlight, nil) }
-            guard state.specs[row.handler]?.ordered ?? true, let head = queue.pending.first, head.id < row.id,
+            guard state.specs[row.handler]?.ordered ?? true, let head = queue.first, head.id < row.id,
                 head.attempts > 0, queue.inFlight == nil
             else { return (row.status, nil) }
             return (row.status, head.id)
@@ -320,18 +303,16 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             state.woken = true
             condition.broadcast()
             // Deleted with its handler meanwhile: already dropped from the count.
-            guard var queue = state.queues[row.handler], queue.inFlight == row.id else { return }
-            queue.inFlight = nil
-            if let index = queue.pending.firstIndex(where: { $0.id == row.id }) {
-                if row.status.isFinished {
-                    queue.pending.remove(at: index)
-                    depthCounter.subtract(1, ordering: .relaxed)
-                } else {
-                    queue.pending[index] = row
-                }
+            guard state.queues[row.handler]?.inFlight == row.id else { return }
+            state.queues[row.handler]?.inFlight = nil
+            if row.status.isFinished {
+                state.queues[row.handler]?.remove(row.id)
+                depthCounter.subtract(1, ordering: .relaxed)
+            } else {
+                state.queues[row.handler]?[row.id] = row
             }
             if attempt.decision == .finishAndDisable { state.specs[row.handler]?.enabled = false }
-            state.queues[row.handler] = queue.pending.isEmpty ? nil : queue
+            if state.queues[row.handler]?.isEmpty == true { state.queues[row.handler] = nil }
         }
     }
 }

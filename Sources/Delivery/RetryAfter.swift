@@ -1,3 +1,5 @@
+import MicroHTTP
+
 /// A receiver's `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date
 /// (`Wed, 21 Oct 2099 07:28:00 GMT`, also the obsolete RFC 850 and asctime forms), as
 /// seconds from `now`, capped at an hour (SPEC §5). A date in the past means "now".

@@ -54,7 +54,8 @@ public final class Condition: @unchecked Sendable {  // the pthread objects are 
     }
 }
 
-/// Starts a detached thread running `body` (`name` is for crash messages).
+/// Starts a detached thread running `body`, named `name` (its first 15 bytes, as `top -H`
+/// and `perf` show it).
 public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     final class Box {
         let body: @Sendable () -> Void
@@ -71,6 +72,7 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     let result = pthread_create(&thread, &attributes, { raw in
         let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        _ = bd_set_thread_name(String(box.name.utf8.prefix(15)) ?? "buttond")
         box.body()
         return nil
     }, box)

@@ -10,4 +10,7 @@ int bd_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const ch
 /// Sets the calling thread's nice value (setpriority on its thread id, which Swift cannot get:
 /// gettid needs _GNU_SOURCE). Returns 0, or -1 when not permitted.
 int bd_set_thread_nice(int nice);
+
+/// Names the calling thread (at most 15 bytes) for top -H, perf and gdb.
+int bd_set_thread_name(const char *name);
 #endif
