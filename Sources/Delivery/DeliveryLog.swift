@@ -3,18 +3,21 @@ import ThreadSupport
 
 /// Writes finished attempts to the store and keeps the log within its retention.
 ///
-/// A worker's attempt is written together with any others finished meanwhile (the first
-/// worker to find no write running writes everything queued, in one transaction), and the
-/// worker returns once it is stored. Every 1 % of the retention past it, the same transaction
-/// drops the oldest finished deliveries.
+/// A worker hands its attempt over and goes on to the next delivery; one thread writes
+/// whatever has been handed over, in one transaction, as often as the store keeps up. The
+/// dispatcher's memory is the truth for what to send next, so nothing waits for these writes;
+/// a crash before one lands leaves the delivery pending on disk, and it is sent again after
+/// the restart (at-least-once). Past the retention by 1 %, the same transaction drops the
+/// oldest finished deliveries.
 final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `recording`
     private let store: ButtonStore
     let retention: Int
     private let recording = Condition()
     private var queued: [ButtonStore.FinishedAttempt] = []
-    private var busy = false
-    private var tickets = 0
-    private var recordedThrough = 0
+    private var writing = false
+    private var started = false
+    private var stopping = false
+    private var stopped = false
     /// Finished deliveries in the store.
     private var finished = 0
 
@@ -28,37 +31,60 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
         recording.locked { finished = count }
     }
 
-    /// Writes an attempt (and what else is queued); returns once it is stored.
+    func start() {
+        recording.locked { started = true }
+        startThread(name: "buttond.record") { [self] in run() }
+    }
+
+    /// Hands an attempt over to be written.
     func record(_ attempt: Dispatcher.Attempt) {
         let row = attempt.delivery
         let stored = StoredAttempt(
             delivery: row.id, number: attempt.number, startedAt: attempt.startedAt, durationMs: attempt.result.durationMs,
             outcome: attempt.result.outcome.rawValue, statusCode: attempt.result.statusCode,
             exitCode: attempt.result.exitCode, output: attempt.result.output)
+        recording.locked {
+            queued.append(ButtonStore.FinishedAttempt(stored, status: row.status, nextAttemptAt: row.nextAttemptAt))
+            if !writing { recording.signal() }
+        }
+    }
+
+    private func run() {
         recording.lock()
-        tickets += 1
-        let ticket = tickets
-        queued.append(ButtonStore.FinishedAttempt(stored, status: row.status, nextAttemptAt: row.nextAttemptAt))
-        while recordedThrough < ticket {
-            if busy {
-                recording.wait()
-                continue
-            }
-            busy = true
+        while true {
+            while queued.isEmpty && !stopping { recording.wait() }
+            if queued.isEmpty { break }
             let batch = queued
-            let through = tickets
             queued = []
+            writing = true
             let finishing = batch.count { $0.status.isFinished }
             let excess = finished + finishing - retention
-            let trimming = excess > max(retention / 100, 0) ? excess : 0
+            let trimming = excess > retention / 100 ? excess : 0
             recording.unlock()
             let trimmed = (try? store.record(batch, trimming: trimming)) ?? 0
             recording.lock()
             finished += finishing - trimmed
-            recordedThrough = through
-            busy = false
+            writing = false
             recording.broadcast()
         }
+        stopped = true
+        recording.broadcast()
+        recording.unlock()
+    }
+
+    /// Writes what is handed over, then stops (before the store closes).
+    func stop() {
+        recording.lock()
+        stopping = true
+        recording.broadcast()
+        while started && !stopped { recording.wait() }
+        recording.unlock()
+    }
+
+    /// Waits until everything handed over is written.
+    func flush() {
+        recording.lock()
+        while writing || !queued.isEmpty && !stopped { recording.wait() }
         recording.unlock()
     }
 
@@ -69,9 +95,9 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
 
     /// Deliveries were deleted with their handler: counts again.
     func recount() {
-        recording.lock()
-        while busy { recording.wait() }
-        if let count = try? store.finishedDeliveryCount() { finished = count }
-        recording.unlock()
+        flush()
+        recording.locked {
+            if let count = try? store.finishedDeliveryCount() { finished = count }
+        }
     }
 }

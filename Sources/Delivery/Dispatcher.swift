@@ -28,7 +28,6 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         var queues: [String: HandlerQueue] = [:]
         var running = 0
         var stopping = false
-        var woken = false
     }
 
     private let store: ButtonStore
@@ -42,10 +41,6 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     private let condition = Condition()
     private var state = State()
     private let depthCounter = Atomic<Int>(0)
-    /// Attempts handed to the worker threads; guarded by `jobsReady`.
-    private var jobs: [(DeliveryRow, HandlerSpec)] = []
-    private var workersDone = false
-    private let jobsReady = Condition()
     let log: DeliveryLog
 
     public init(
@@ -67,8 +62,10 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     /// A handler was added or changed (or its secret, or whether it is enabled).
     public func setHandler(_ spec: HandlerSpec) {
-        condition.locked { state.specs[spec.id] = spec }
-        wake()
+        condition.locked {
+            state.specs[spec.id] = spec
+            condition.broadcast()
+        }
     }
 
     /// Handlers were deleted (their log went with them): their pending deliveries are dropped.
@@ -97,8 +94,8 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         depthCounter.add(rows.count, ordering: .relaxed)
         condition.locked {
             for row in rows { state.queues[row.handler, default: HandlerQueue()].insert(row) }
+            if rows.count == 1 { condition.signal() } else { condition.broadcast() }
         }
-        wake()
     }
 
     public enum RedeliverResult: Sendable {
@@ -114,7 +111,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         if inFlight { return .inFlight }
         guard var row = try store.delivery(id: id) else { return .notFound }
         guard try store.reschedule(delivery: id, at: now) else { return .notFound }
-        let wasFinished = row.status.isFinished
+        if row.status.isFinished { log.reopened() }
         row.status = .pending
         row.nextAttemptAt = now
         condition.locked {
@@ -122,13 +119,10 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
                 state.queues[row.handler]?[id]?.nextAttemptAt = now
             } else {
                 state.queues[row.handler, default: HandlerQueue()].insert(row)
+                depthCounter.add(1, ordering: .relaxed)
             }
+            condition.signal()
         }
-        if wasFinished {
-            depthCounter.add(1, ordering: .relaxed)
-            log.reopened()
-        }
-        wake()
         return .queued(row)
     }
 
@@ -172,22 +166,19 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     /// Starts sending; webhooks go only where `rules` allow (checked on every connection).
     public func start(rules: DestinationRules) {
         self.rules = rules
-        startThread(name: "buttond.dispatch") { [self] in loop() }
+        log.start()
         for index in 0..<concurrency {
             startThread(name: "buttond.send.\(index)") { [self] in work() }
         }
     }
 
-    /// New work may be due: look now rather than at the next planned time.
+    /// New work may be due: an idle worker looks now rather than at the next planned time.
     public func wake() {
-        condition.locked {
-            state.woken = true
-            condition.signal()
-        }
+        condition.locked { condition.signal() }
     }
 
-    /// Stops taking new deliveries and waits up to `seconds` for running ones to finish; what
-    /// is left stays pending in the log for the next start.
+    /// Stops taking new deliveries and waits up to `seconds` for running ones to finish and be
+    /// written; what is left stays pending in the log for the next start.
     public func stop(waitingUpTo seconds: Double) {
         condition.lock()
         state.stopping = true
@@ -195,72 +186,58 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         let deadline = Self.now() + Int64(seconds * 1000)
         while state.running > 0 && Self.now() < deadline { _ = condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
         condition.unlock()
-        jobsReady.locked {
-            workersDone = true
-            jobsReady.broadcast()
-        }
+        log.stop()
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    private func loop() {
-        condition.lock()
-        while !state.stopping {
-            state.woken = false
-            let nextWake = startDue(now: Self.now())
-            if state.woken { continue }
-            _ = condition.wait(seconds: Double(nextWake - Self.now()) / 1000)
-        }
-        condition.unlock()
-    }
-
-    /// With `condition` held: hands every delivery that may go now to the workers, oldest
-    /// first; returns when to look again.
-    private func startDue(now: Int64) -> Int64 {
-        var next = now + 60_000
-        var due: [(DeliveryRow, HandlerSpec)] = []
-        for (handler, queue) in state.queues where queue.inFlight == nil {
-            guard let spec = state.specs[handler], spec.enabled else { continue }
-            for row in queue.pending {
-                if row.nextAttemptAt <= now {
-                    due.append((row, spec))
-                    break
-                }
-                next = min(next, row.nextAttemptAt)
-                if spec.ordered { break }
-            }
-        }
-        let starting = due.sorted { $0.0.id < $1.0.id }.prefix(concurrency - state.running)
-        guard !starting.isEmpty else { return next }
-        for (row, _) in starting { state.queues[row.handler]?.inFlight = row.id }
-        state.running += starting.count
-        jobsReady.locked {
-            jobs += starting
-            jobsReady.broadcast()
-        }
-        return next
-    }
-
-    /// A worker thread: takes attempts one at a time, with its own webhook connection.
+    /// A worker thread: takes the oldest delivery that may go now (a free handler's next due
+    /// one), sends it, hands the outcome to the log, and looks again; with nothing due, it
+    /// sleeps until the next retry or until woken. Workers pull: no thread hands work over.
     private func work() {
         // Input comes first: a delivery may wait a little (it is durable in the log), a press
         // must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
         setThreadNice(5)
         let sender = WebhookSender(rules: rules)
-        while true {
-            jobsReady.lock()
-            while jobs.isEmpty && !workersDone { jobsReady.wait() }
-            guard !jobs.isEmpty else {
-                jobsReady.unlock()
-                return
+        condition.lock()
+        while !state.stopping {
+            let now = Self.now()
+            let (next, wakeAt) = nextDue(now: now)
+            guard let (row, spec) = next else {
+                _ = condition.wait(seconds: Double(min(wakeAt - now, 60_000)) / 1000)
+                continue
             }
-            let (row, spec) = jobs.removeFirst()
-            jobsReady.unlock()
+            state.queues[row.handler]?.inFlight = row.id
+            state.running += 1
+            condition.unlock()
             let attempt = self.attempt(row, spec, sender: sender)
             log.record(attempt)
-            finish(attempt)
             onAttempt(attempt)
+            condition.lock()
+            finish(attempt)
         }
+        condition.unlock()
+    }
+
+    /// With `condition` held: the oldest delivery that may go now, and when to look again.
+    private func nextDue(now: Int64) -> (next: (DeliveryRow, HandlerSpec)?, wakeAt: Int64) {
+        var wakeAt = now + 60_000
+        var best: (id: Int64, handler: String, spec: HandlerSpec)?
+        for (handler, queue) in state.queues where queue.inFlight == nil {
+            guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,
+                let spec = state.specs[handler], spec.enabled
+            else { continue }
+            for slot in queue.slots {
+                if slot.nextAttemptAt <= now {
+                    if slot.id < best?.id ?? .max { best = (slot.id, handler, spec) }
+                    break
+                }
+                wakeAt = min(wakeAt, slot.nextAttemptAt)
+                if spec.ordered { break }
+            }
+        }
+        guard let best, let row = state.queues[best.handler]?[best.id] else { return (nil, wakeAt) }
+        return ((row, best.spec), wakeAt)
     }
 
     private func attempt(_ row: DeliveryRow, _ spec: HandlerSpec, sender: WebhookSender) -> Attempt {
@@ -295,13 +272,12 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             delivery: done, kind: spec.kind, number: number, startedAt: startedAt, result: result, decision: decision)
     }
 
-    /// After an attempt is recorded: the handler may take its next delivery.
+    /// With `condition` held, after an attempt: the handler may take its next delivery.
     private func finish(_ attempt: Attempt) {
         let row = attempt.delivery
-        condition.locked {
+        do {
             state.running -= 1
-            state.woken = true
-            condition.broadcast()
+            if state.stopping { condition.broadcast() }
             // Deleted with its handler meanwhile: already dropped from the count.
             guard state.queues[row.handler]?.inFlight == row.id else { return }
             state.queues[row.handler]?.inFlight = nil

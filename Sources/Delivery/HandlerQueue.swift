@@ -6,7 +6,14 @@ import ButtonStore
 /// is almost always the oldest, so taking it off is a step of `start`, not a shift of every
 /// row behind it (a busy handler can have thousands waiting).
 struct HandlerQueue {
-    private var order: [Int64] = []
+    /// What choosing the next delivery needs, kept apart from the rows so that looking does
+    /// not copy them.
+    struct Slot {
+        var id: Int64
+        var nextAttemptAt: Int64
+    }
+
+    private var order: [Slot] = []
     private var start = 0
     private var rows: [Int64: DeliveryRow] = [:]
     var inFlight: Int64?
@@ -15,33 +22,42 @@ struct HandlerQueue {
     var count: Int { rows.count }
 
     /// Oldest first.
-    var pending: some Sequence<DeliveryRow> { order[start...].lazy.compactMap { rows[$0] } }
+    var pending: some Sequence<DeliveryRow> { order[start...].lazy.compactMap { rows[$0.id] } }
 
-    var first: DeliveryRow? { order[start...].first.flatMap { rows[$0] } }
+    var first: DeliveryRow? { order[start...].first.flatMap { rows[$0.id] } }
+
+    /// Oldest first, without the rows.
+    var slots: ArraySlice<Slot> { order[start...] }
 
     subscript(id: Int64) -> DeliveryRow? {
         get { rows[id] }
         set {
-            if let newValue { rows[id] = newValue }
+            guard let newValue, rows[id] != nil else { return }
+            rows[id] = newValue
+            if let index = order[start...].firstIndex(where: { $0.id == id }) { order[index].nextAttemptAt = newValue.nextAttemptAt }
         }
     }
 
     /// Adds a row in id order (new rows almost always come last).
     mutating func insert(_ row: DeliveryRow) {
-        if rows.updateValue(row, forKey: row.id) != nil { return }
-        if let last = order.last, last > row.id {
-            let index = order[start...].firstIndex { $0 > row.id } ?? order.endIndex
-            order.insert(row.id, at: index)
+        if rows[row.id] != nil {
+            self[row.id] = row
+            return
+        }
+        rows[row.id] = row
+        let slot = Slot(id: row.id, nextAttemptAt: row.nextAttemptAt)
+        if let last = order.last, last.id > row.id {
+            order.insert(slot, at: order[start...].firstIndex { $0.id > row.id } ?? order.endIndex)
         } else {
-            order.append(row.id)
+            order.append(slot)
         }
     }
 
     mutating func remove(_ id: Int64) {
         guard rows.removeValue(forKey: id) != nil else { return }
-        if order[start] == id {
+        if order[start].id == id {
             start += 1
-        } else if let index = order[start...].firstIndex(of: id) {
+        } else if let index = order[start...].firstIndex(where: { $0.id == id }) {
             order.remove(at: index)
         }
         if start > 1024 && start * 2 > order.count {
