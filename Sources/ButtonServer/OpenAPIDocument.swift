@@ -1944,7 +1944,7 @@ enum OpenAPIDocument {
             "tags": [
               "deliveries"
             ],
-            "description": "`offset` is validated but has no effect.",
+            "description": "Newest first. Finished deliveries are kept up to `--delivery-retention` (oldest dropped first) and go with their handler when it is deleted; unfinished ones are always listed. Reading never stalls input.",
             "parameters": [
               {
                 "name": "handler",
@@ -1966,7 +1966,8 @@ enum OpenAPIDocument {
                     "in_flight",
                     "ok",
                     "failed",
-                    "expired"
+                    "expired",
+                    "blocked"
                   ]
                 },
                 "description": "Only deliveries in this status."
@@ -1984,6 +1985,16 @@ enum OpenAPIDocument {
               },
               {
                 "$ref": "#/components/parameters/Offset"
+              },
+              {
+                "name": "before",
+                "in": "query",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^dlv_[0-9a-z]+$"
+                },
+                "description": "Only deliveries older than this one (the `next` of the previous page)."
               }
             ],
             "security": [
@@ -3598,6 +3609,20 @@ enum OpenAPIDocument {
                     ],
                     "minimum": 1000,
                     "maximum": 604800000
+                  },
+                  "method": {
+                    "type": "string",
+                    "enum": [
+                      "POST",
+                      "PUT",
+                      "PATCH",
+                      "GET",
+                      "DELETE"
+                    ],
+                    "description": "Default POST; a GET sends no body."
+                  },
+                  "body": {
+                    "description": "A JSON template sent instead of the event: string values may hold {button}, {type}, {seq}, {t}, {face}, {option}, {label}, {id}; a string that is exactly \"{event}\" becomes the event object. At most 16 KiB, 16 levels."
                   }
                 }
               },
@@ -3653,6 +3678,10 @@ enum OpenAPIDocument {
                     "maximum": 604800000
                   }
                 }
+              },
+              "ordered": {
+                "type": "boolean",
+                "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
               }
             },
             "oneOf": [
@@ -3774,6 +3803,20 @@ enum OpenAPIDocument {
                     ],
                     "minimum": 1000,
                     "maximum": 604800000
+                  },
+                  "method": {
+                    "type": "string",
+                    "enum": [
+                      "POST",
+                      "PUT",
+                      "PATCH",
+                      "GET",
+                      "DELETE"
+                    ],
+                    "description": "Default POST; a GET sends no body."
+                  },
+                  "body": {
+                    "description": "A JSON template sent instead of the event: string values may hold {button}, {type}, {seq}, {t}, {face}, {option}, {label}, {id}; a string that is exactly \"{event}\" becomes the event object. At most 16 KiB, 16 levels."
                   }
                 }
               },
@@ -3829,6 +3872,10 @@ enum OpenAPIDocument {
                     "maximum": 604800000
                   }
                 }
+              },
+              "ordered": {
+                "type": "boolean",
+                "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
               }
             },
             "oneOf": [
@@ -3954,6 +4001,20 @@ enum OpenAPIDocument {
                     ],
                     "minimum": 1000,
                     "maximum": 604800000
+                  },
+                  "method": {
+                    "type": "string",
+                    "enum": [
+                      "POST",
+                      "PUT",
+                      "PATCH",
+                      "GET",
+                      "DELETE"
+                    ],
+                    "description": "Default POST; a GET sends no body."
+                  },
+                  "body": {
+                    "description": "A JSON template sent instead of the event: string values may hold {button}, {type}, {seq}, {t}, {face}, {option}, {label}, {id}; a string that is exactly \"{event}\" becomes the event object. At most 16 KiB, 16 levels."
                   }
                 }
               },
@@ -4007,6 +4068,10 @@ enum OpenAPIDocument {
                     "maximum": 604800000
                   }
                 }
+              },
+              "ordered": {
+                "type": "boolean",
+                "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
               }
             }
           },
@@ -4069,6 +4134,20 @@ enum OpenAPIDocument {
                   },
                   "expireAfterMs": {
                     "type": "integer"
+                  },
+                  "method": {
+                    "type": "string",
+                    "enum": [
+                      "POST",
+                      "PUT",
+                      "PATCH",
+                      "GET",
+                      "DELETE"
+                    ],
+                    "description": "Default POST; a GET sends no body."
+                  },
+                  "body": {
+                    "description": "A JSON template sent instead of the event: string values may hold {button}, {type}, {seq}, {t}, {face}, {option}, {label}, {id}; a string that is exactly \"{event}\" becomes the event object. At most 16 KiB, 16 levels."
                   }
                 }
               },
@@ -4101,6 +4180,10 @@ enum OpenAPIDocument {
                     "type": "integer"
                   }
                 }
+              },
+              "ordered": {
+                "type": "boolean",
+                "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
               }
             },
             "allOf": [
@@ -4193,6 +4276,20 @@ enum OpenAPIDocument {
                   },
                   "expireAfterMs": {
                     "type": "integer"
+                  },
+                  "method": {
+                    "type": "string",
+                    "enum": [
+                      "POST",
+                      "PUT",
+                      "PATCH",
+                      "GET",
+                      "DELETE"
+                    ],
+                    "description": "Default POST; a GET sends no body."
+                  },
+                  "body": {
+                    "description": "A JSON template sent instead of the event: string values may hold {button}, {type}, {seq}, {t}, {face}, {option}, {label}, {id}; a string that is exactly \"{event}\" becomes the event object. At most 16 KiB, 16 levels."
                   }
                 }
               },
@@ -4229,6 +4326,10 @@ enum OpenAPIDocument {
               "secret": {
                 "type": "string",
                 "pattern": "^whsec_"
+              },
+              "ordered": {
+                "type": "boolean",
+                "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
               }
             },
             "allOf": [
@@ -4324,7 +4425,8 @@ enum OpenAPIDocument {
                   "in_flight",
                   "ok",
                   "failed",
-                  "expired"
+                  "expired",
+                  "blocked"
                 ]
               },
               "nextAttemptAt": {
@@ -4337,6 +4439,24 @@ enum OpenAPIDocument {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Attempts made so far."
+              },
+              "eventId": {
+                "type": "string"
+              },
+              "type": {
+                "type": "string",
+                "description": "The event type."
+              },
+              "button": {
+                "type": "string"
+              },
+              "sheet": {
+                "type": "string"
+              },
+              "waitingFor": {
+                "type": "string",
+                "pattern": "^dlv_",
+                "description": "Pending behind this earlier delivery of the same ordered handler, which waits for its retry."
               }
             }
           },
@@ -4371,7 +4491,8 @@ enum OpenAPIDocument {
                   "exit_code",
                   "signal",
                   "expired",
-                  "refused"
+                  "refused",
+                  "blocked"
                 ]
               },
               "output": {
@@ -4417,7 +4538,8 @@ enum OpenAPIDocument {
                   "in_flight",
                   "ok",
                   "failed",
-                  "expired"
+                  "expired",
+                  "blocked"
                 ]
               },
               "nextAttemptAt": {
@@ -4441,6 +4563,27 @@ enum OpenAPIDocument {
                     "type": "null"
                   }
                 ]
+              },
+              "eventId": {
+                "type": "string"
+              },
+              "type": {
+                "type": "string",
+                "description": "The event type."
+              },
+              "button": {
+                "type": "string"
+              },
+              "sheet": {
+                "type": "string"
+              },
+              "waitingFor": {
+                "type": "string",
+                "pattern": "^dlv_",
+                "description": "Pending behind this earlier delivery of the same ordered handler, which waits for its retry."
+              },
+              "body": {
+                "description": "The body a template shaped (sent instead of the event), when the handler has one."
               }
             }
           },
@@ -4456,6 +4599,11 @@ enum OpenAPIDocument {
                 "items": {
                   "$ref": "#/components/schemas/Delivery"
                 }
+              },
+              "next": {
+                "type": "string",
+                "pattern": "^dlv_",
+                "description": "When the page is full: pass as `before` for the next (older) page."
               }
             }
           },
@@ -4754,6 +4902,20 @@ enum OpenAPIDocument {
                           ],
                           "minimum": 1000,
                           "maximum": 604800000
+                        },
+                        "method": {
+                          "type": "string",
+                          "enum": [
+                            "POST",
+                            "PUT",
+                            "PATCH",
+                            "GET",
+                            "DELETE"
+                          ],
+                          "description": "Default POST; a GET sends no body."
+                        },
+                        "body": {
+                          "description": "A JSON template sent instead of the event: string values may hold {button}, {type}, {seq}, {t}, {face}, {option}, {label}, {id}; a string that is exactly \"{event}\" becomes the event object. At most 16 KiB, 16 levels."
                         }
                       }
                     },
@@ -4836,6 +4998,10 @@ enum OpenAPIDocument {
                           "type": "null"
                         }
                       ]
+                    },
+                    "ordered": {
+                      "type": "boolean",
+                      "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
                     }
                   },
                   "oneOf": [
