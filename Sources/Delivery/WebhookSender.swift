@@ -75,7 +75,11 @@ public final class WebhookSender {
             ("webhook-signature", Signature.sign(key: webhook.key, id: deliveryID, timestamp: now, body: body)),
         ]
         if webhook.method != "GET" { standard.insert(("Content-Type", "application/json"), at: 0) }
-        for (name, value) in webhook.headers.map({ ($0.0, fields.interpolate($0.1)) }) + standard {
+        // A filled-in value (a label, say) must not be able to start a header of its own.
+        let configured = webhook.headers.map { name, value in
+            (name, String(fields.interpolate(value).unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" }))
+        }
+        for (name, value) in configured + standard {
             headers = curl_slist_append(headers, "\(name): \(value)")
         }
         headers = curl_slist_append(headers, "Expect:")
