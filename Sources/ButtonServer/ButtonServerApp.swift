@@ -175,7 +175,7 @@ struct API: Sendable {
         let (metrics, dispatcher, streams, registry) = (self.metrics, self.dispatcher, self.streams, self.registry)
         router.get("/metrics") { _ in
             var response = Response.text(
-                metrics.render(outboxDepth: dispatcher.depth, openStreams: streams.count, buttons: registry.buttonCount))
+                metrics.render(outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count, buttons: registry.buttonCount))
             response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]
             return response
         }

@@ -104,7 +104,7 @@ final class Metrics: CommitObserver {
         text += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
     }
 
-    func render(outboxDepth: Int, openStreams: Int, buttons: Int) -> String {
+    func render(outboxDepth: Int, droppedDeliveries: Int, openStreams: Int, buttons: Int) -> String {
         let s = state.withLock { $0 }
         var text = ""
         text += "# HELP buttond_http_requests_total HTTP requests by route, method and status.\n# TYPE buttond_http_requests_total counter\n"
@@ -132,6 +132,8 @@ final class Metrics: CommitObserver {
         text += "# HELP buttond_log_commit_calls_total Calls whose events those transactions carried.\n# TYPE buttond_log_commit_calls_total counter\n"
         text += "buttond_log_commit_calls_total \(s.committedCalls)\n"
         text += "# HELP buttond_outbox_depth Deliveries pending or in flight.\n# TYPE buttond_outbox_depth gauge\nbuttond_outbox_depth \(outboxDepth)\n"
+        text += "# HELP buttond_deliveries_dropped_total Unfinished deliveries dropped with their handler.\n"
+            + "# TYPE buttond_deliveries_dropped_total counter\nbuttond_deliveries_dropped_total \(droppedDeliveries)\n"
         text += "# HELP buttond_sse_streams Open event streams.\n# TYPE buttond_sse_streams gauge\nbuttond_sse_streams \(openStreams)\n"
         text += "# HELP buttond_buttons Buttons registered.\n# TYPE buttond_buttons gauge\nbuttond_buttons \(buttons)\n"
         text += "# HELP buttond_process_start_time_seconds When the process started (Unix time).\n# TYPE buttond_process_start_time_seconds gauge\n"

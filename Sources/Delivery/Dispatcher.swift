@@ -58,6 +58,10 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     /// Deliveries not yet finished (pending or in flight): what the bounded queue counts.
     public var depth: Int { depthCounter.load(ordering: .relaxed) }
 
+    /// Unfinished deliveries dropped with their handler, since start.
+    public var dropped: Int { droppedCounter.load(ordering: .relaxed) }
+    private let droppedCounter = Atomic<Int>(0)
+
     // MARK: Handlers
 
     /// A handler was added or changed (or its secret, or whether it is enabled).
@@ -82,6 +86,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             return dropped
         }
         depthCounter.subtract(dropped, ordering: .relaxed)
+        droppedCounter.add(dropped, ordering: .relaxed)
         log.recount()
         return dropped
     }
