@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "ButtonEngine", swiftSettings: strict),
         .target(
             name: "ButtonStore",
-            dependencies: ["CSQLite", "ThreadSupport"],
+            dependencies: ["CSQLite", "ThreadSupport", "ButtonEngine", "JSON"],
             swiftSettings: strict
         ),
         .target(name: "ThreadSupport", dependencies: ["CProcessShims"], swiftSettings: strict),
@@ -74,7 +74,7 @@ let package = Package(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "MicroHTTP", "CSQLite"],
+            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite"],
             swiftSettings: strict
         ),
     ]

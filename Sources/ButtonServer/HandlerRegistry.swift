@@ -14,11 +14,13 @@ import Synchronization
 /// change). Secrets live here and in the store, never in responses.
 final class HandlerRegistry: DeliveryRules {
     private struct Entry {
-        var definition: HandlerDefinition {
-            didSet { usesLabel = definition.usesLabel }
+        var definition: Handler {
+            didSet { (usesLabel, template) = Self.shaping(definition) }
         }
         /// Whether its webhook's body or headers hold `{label}`.
         var usesLabel: Bool
+        /// Its webhook's body template, checked once.
+        var template: WebhookTemplate?
         var secret: String? {
             didSet { key = secret.flatMap(Signature.key(fromSecret:)) ?? [] }
         }
@@ -26,18 +28,23 @@ final class HandlerRegistry: DeliveryRules {
         var key: [UInt8] = []
         var position: Int
 
-        init(definition: HandlerDefinition, secret: String?, position: Int) {
+        init(definition: Handler, secret: String?, position: Int) {
             self.definition = definition
-            self.usesLabel = definition.usesLabel
+            (usesLabel, template) = Self.shaping(definition)
             self.secret = secret
             self.key = secret.flatMap(Signature.key(fromSecret:)) ?? []
             self.position = position
+        }
+
+        static func shaping(_ handler: Handler) -> (usesLabel: Bool, template: WebhookTemplate?) {
+            guard case .webhook(let hook) = handler.action else { return (false, nil) }
+            return (handler.usesLabel, hook.body.flatMap { try? WebhookTemplate($0) })
         }
     }
 
     private struct Tables {
         var byID: [String: Entry] = [:]
-        var byOwner: [HandlerDefinition.Owner: [String]] = [:]
+        var byOwner: [Handler.Owner: [String]] = [:]
     }
 
     private let tables = Locked(Tables())
@@ -60,14 +67,9 @@ final class HandlerRegistry: DeliveryRules {
         ids = DeliveryIDs(after: try store.lastDeliveryID())
     }
 
-    func load() throws {
-        let context = HandlerDefinition.Context(scriptsDir: scriptsDir, loading: true, envelope: true)
+    func load() throws(StoreError) {
         for stored in try store.loadHandlers() {
-            guard let owner = HandlerDefinition.Owner(stored: stored.owner) else { continue }
-            var definition = try HandlerDefinition.create(from: try JSONParser.parse(Array(stored.config.utf8)), owner: owner, context: context)
-            definition.id = stored.id
-            definition.enabled = stored.enabled
-            insert(Entry(definition: definition, secret: stored.secret, position: stored.position))
+            insert(Entry(definition: stored.handler, secret: stored.secret, position: stored.position))
         }
     }
 
@@ -79,54 +81,32 @@ final class HandlerRegistry: DeliveryRules {
         publish(entry)
     }
 
-    /// Tells the dispatcher how to send this handler's deliveries now. A script handler
-    /// without `--scripts-dir` (this start) gets no spec: its deliveries wait.
+    /// Tells the dispatcher how to send this handler's deliveries now.
     private func publish(_ entry: Entry) {
-        let definition = entry.definition
-        let action: HandlerSpec.Action
-        switch definition.action {
-        case .webhook(let hook):
-            action = .webhook(
-                HandlerSpec.Webhook(
-                    url: hook.url, method: hook.method, headers: hook.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                    key: entry.key, timeoutMs: Int(hook.timeoutMs)))
-        case .script(let run):
-            guard let dir = scriptsDir else { return }
-            action = .script(HandlerSpec.Script(directory: dir, name: run.name, args: run.args, timeoutMs: Int(run.timeoutMs)))
-        }
-        dispatcher.setHandler(
-            HandlerSpec(
-                id: definition.id, enabled: definition.enabled, ordered: definition.ordered, action: action,
-                policy: DeliveryPolicy(
-                    maxAttempts: Int(definition.maxAttempts), expireAfterMs: definition.expireAfterMs,
-                    retryScale: dispatcher.retryScale)))
+        dispatcher.setHandler(entry.definition, key: entry.key, scriptsDirectory: scriptsDir)
     }
 
     private func save(_ entry: Entry) throws(ButtonsError) {
-        let config = String(decoding: JSONWriter.encode(entry.definition.json), as: UTF8.self)
         do {
-            try store.upsertHandler(
-                StoredHandler(
-                    id: entry.definition.id, owner: entry.definition.owner.stored, config: config, secret: entry.secret,
-                    enabled: entry.definition.enabled, position: entry.position))
+            try store.upsertHandler(StoredHandler(entry.definition, position: entry.position, secret: entry.secret))
         } catch {
             throw Registry.storageError(error)
         }
     }
 
-    func list(owner: HandlerDefinition.Owner) -> [HandlerDefinition] {
+    func list(owner: Handler.Owner) -> [Handler] {
         tables.withLock { t in (t.byOwner[owner] ?? []).compactMap { t.byID[$0]?.definition } }
     }
 
-    var all: [HandlerDefinition] { tables.withLock { t in t.byID.values.sorted { $0.position < $1.position }.map(\.definition) } }
+    var all: [Handler] { tables.withLock { t in t.byID.values.sorted { $0.position < $1.position }.map(\.definition) } }
 
-    func get(_ id: String) throws(ButtonsError) -> HandlerDefinition {
+    func get(_ id: String) throws(ButtonsError) -> Handler {
         guard let definition = tables.withLock({ $0.byID[id]?.definition }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         return definition
     }
 
     /// Adds a handler; a webhook gets a new secret, returned this once.
-    func add(_ definition: HandlerDefinition) throws(ButtonsError) -> String? {
+    func add(_ definition: Handler) throws(ButtonsError) -> String? {
         let count = tables.withLock { $0.byOwner[definition.owner]?.count ?? 0 }
         guard count < Self.maxPerOwner else {
             throw ButtonsError(.conflict, code: "limit_reached", message: "a \(definition.owner.kind) has at most \(Self.maxPerOwner) handlers")
@@ -134,14 +114,14 @@ final class HandlerRegistry: DeliveryRules {
         var secret: String?
         if case .webhook = definition.action { secret = Signature.newSecret() }
         let position: Int
-        do { position = try store.nextHandlerPosition(owner: definition.owner.stored) } catch { throw Registry.storageError(error) }
+        do { position = try store.nextHandlerPosition(owner: definition.owner) } catch { throw Registry.storageError(error) }
         let entry = Entry(definition: definition, secret: secret, position: position)
         try save(entry)
         insert(entry)
         return secret
     }
 
-    func update(_ id: String, _ change: (inout HandlerDefinition) throws(ButtonsError) -> Void) throws(ButtonsError) -> HandlerDefinition {
+    func update(_ id: String, _ change: (inout Handler) throws(ButtonsError) -> Void) throws(ButtonsError) -> Handler {
         guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         try change(&entry.definition)
         try save(entry)
@@ -174,7 +154,7 @@ final class HandlerRegistry: DeliveryRules {
 
     /// Forgets an owner's handlers (the store deletes them, with their delivery logs, with
     /// their button or sheet).
-    func removeOwner(_ owner: HandlerDefinition.Owner) {
+    func removeOwner(_ owner: Handler.Owner) {
         let removed = tables.withLock { t in
             let ids = t.byOwner.removeValue(forKey: owner) ?? []
             for id in ids { t.byID[id] = nil }
@@ -186,12 +166,10 @@ final class HandlerRegistry: DeliveryRules {
     func secret(of id: String) -> String? { tables.withLock { $0.byID[id]?.secret } }
 
     /// Replaces every handler in memory (after the store committed the same set).
-    func replaceAll(_ handlers: [StoredHandler], definitions: [HandlerDefinition]) {
-        let entries = zip(handlers, definitions).map { stored, definition in
-            Entry(definition: definition, secret: stored.secret, position: stored.position)
-        }
+    func replaceAll(_ handlers: [StoredHandler]) {
+        let entries = handlers.map { Entry(definition: $0.handler, secret: $0.secret, position: $0.position) }
         let removed = tables.withLock { t in
-            let kept = Set(definitions.map(\.id))
+            let kept = Set(handlers.map(\.handler.id))
             let removed = t.byID.keys.filter { !kept.contains($0) }
             t = Tables()
             for entry in entries {
@@ -209,7 +187,7 @@ final class HandlerRegistry: DeliveryRules {
         tables.withLock { t in
             var rows: [DeliveryRow] = []
             for event in events {
-                guard let ids = t.byOwner[HandlerDefinition.Owner(event.source)] else { continue }
+                guard let ids = t.byOwner[Handler.Owner(event.source)] else { continue }
                 for id in ids {
                     guard let entry = t.byID[id], entry.definition.matches(event) else { continue }
                     rows.append(delivery(of: event, to: entry, now: now))
@@ -243,9 +221,9 @@ final class HandlerRegistry: DeliveryRules {
         case .sheet(let id): facts.sheet = id
         }
         var body: [UInt8]?
-        if case .webhook(let hook) = definition.action, entry.usesLabel || hook.body != nil {
+        if entry.usesLabel || entry.template != nil {
             if entry.usesLabel { facts.label = label(event.source) }
-            if let template = hook.body {
+            if let template = entry.template {
                 body = template.render(Placeholders(facts), event: (try? JSONParser.parse(event.json)) ?? .null)
             }
         }
@@ -255,6 +233,6 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     func disable(_ id: String) {
-        _ = try? update(id) { (definition: inout HandlerDefinition) throws(ButtonsError) in definition.enabled = false }
+        _ = try? update(id) { (definition: inout Handler) throws(ButtonsError) in definition.enabled = false }
     }
 }

@@ -11,7 +11,7 @@ import MicroHTTP
 struct RegistryConfig {
     var buttons: [ButtonDefinition] = []
     var sheets: [SheetDefinition] = []
-    var handlers: [HandlerDefinition] = []
+    var handlers: [Handler] = []
 
     static func export(registry: Registry, handlers: HandlerRegistry, redactingHeaders: Bool = false) -> JSONValue {
         [
@@ -51,8 +51,8 @@ struct RegistryConfig {
         guard sheetOptions.count == config.sheets.count else { throw ButtonsError.invalid("sheets", "sheet ids must be unique") }
         for (i, item) in (try fields.array("handlers") ?? []).enumerated() {
             do throws(ButtonsError) {
-                var owner: HandlerDefinition.Owner
-                var context = HandlerDefinition.Context(scriptsDir: scriptsDir, envelope: true)
+                var owner: Handler.Owner
+                var context = Handler.Context(scriptsDir: scriptsDir, envelope: true)
                 if case .string(let id)? = item["button"] {
                     guard buttonIDs.contains(id) else { throw ButtonsError.invalid("button", "no button '\(id)' in this config") }
                     owner = .button(id)
@@ -63,7 +63,7 @@ struct RegistryConfig {
                 } else {
                     throw ButtonsError.invalid("button", "a handler names its button or sheet")
                 }
-                var handler = try HandlerDefinition.create(from: item, owner: owner, context: context)
+                var handler = try Handler.create(from: item, owner: owner, context: context)
                 if case .string(let id)? = item["id"] {
                     guard id.hasPrefix("hdl_"), Names.isValid(String(id.dropFirst(4))) else {
                         throw ButtonsError.invalid("id", "a handler id looks like hdl_abc123")
@@ -102,10 +102,7 @@ struct RegistryConfig {
                 secret = Signature.newSecret()
                 newSecrets[handler.id] = secret
             }
-            stored.append(
-                StoredHandler(
-                    id: handler.id, owner: handler.owner.stored, config: String(decoding: JSONWriter.encode(handler.json), as: UTF8.self),
-                    secret: secret, enabled: handler.enabled, position: position))
+            stored.append(StoredHandler(handler, position: position, secret: secret))
         }
         do {
             try registry.store.replaceRegistry(
@@ -116,7 +113,7 @@ struct RegistryConfig {
             throw Registry.storageError(error)
         }
         registry.replaceAll(buttons: buttons, sheets: sheets)
-        handlers.replaceAll(stored, definitions: self.handlers)
+        handlers.replaceAll(stored)
         return newSecrets
     }
 

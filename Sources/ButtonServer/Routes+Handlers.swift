@@ -30,14 +30,14 @@ extension API {
         return .object(object)
     }
 
-    func context(for owner: HandlerDefinition.Owner) throws(ButtonsError) -> HandlerDefinition.Context {
+    func context(for owner: Handler.Owner) throws(ButtonsError) -> Handler.Context {
         switch owner {
         case .button(let id):
             _ = try registry.button(id)
-            return HandlerDefinition.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 })
+            return Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 })
         case .sheet(let id):
             let slot = try registry.sheet(id)
-            return HandlerDefinition.Context(
+            return Handler.Context(
                 scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 },
                 sheetOptions: slot.locked { slot.definition.options.map(\.id) })
         }
@@ -55,7 +55,7 @@ extension API {
         let handlers = self.handlers
         let dispatcher = self.dispatcher
         let clock = sequencer.clock
-        for (kind, makeOwner) in [("buttons", HandlerDefinition.Owner.button), ("sheets", HandlerDefinition.Owner.sheet)] {
+        for (kind, makeOwner) in [("buttons", Handler.Owner.button), ("sheets", Handler.Owner.sheet)] {
             router.get("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
                 _ = try api.context(for: owner)
@@ -64,7 +64,7 @@ extension API {
             }
             router.post("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
-                let definition = try HandlerDefinition.create(from: try request.json(), owner: owner, context: try api.context(for: owner))
+                let definition = try Handler.create(from: try request.json(), owner: owner, context: try api.context(for: owner))
                 let secret = try handlers.add(definition)
                 guard case .object(var object) = definition.json else { return .json(definition.json, status: 201) }
                 if let secret { object["secret"] = .string(secret) }
@@ -80,7 +80,7 @@ extension API {
             let body = try request.json()
             let current = try handlers.get(request.parameter("hid"))
             let context = try api.context(for: current.owner)
-            let updated = try handlers.update(current.id) { (definition: inout HandlerDefinition) throws(ButtonsError) in
+            let updated = try handlers.update(current.id) { (definition: inout Handler) throws(ButtonsError) in
                 try definition.patch(with: body, context: context)
             }
             if updated.enabled { dispatcher.wake() }

@@ -177,10 +177,11 @@ extension ButtonStore {
 
     /// Records attempts and their deliveries' new states in one transaction (an attempt of a
     /// delivery deleted meanwhile, with its handler, is dropped), then trims the oldest
-    /// `trimming` finished deliveries with their attempts. Returns how many were trimmed.
+    /// `trimming` finished deliveries with their attempts. Returns how many deliveries this
+    /// finished and how many were trimmed.
     @discardableResult
-    public func record(_ finished: [FinishedAttempt], trimming: Int = 0) throws(StoreError) -> Int {
-        guard !finished.isEmpty || trimming > 0 else { return 0 }
+    public func record(_ finished: [FinishedAttempt], trimming: Int = 0) throws(StoreError) -> (finished: Int, trimmed: Int) {
+        guard !finished.isEmpty || trimming > 0 else { return (0, 0) }
         return try withConnection { connection throws(StoreError) in
             let update = try connection.statement(
                 "UPDATE deliveries SET status = ?2, attempts = ?3, next_attempt_at = ?4 WHERE id = ?1")
@@ -190,7 +191,8 @@ extension ButtonStore {
                     (delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 """)
-            return try connection.transaction { () throws(StoreError) -> Int in
+            return try connection.transaction { () throws(StoreError) -> (finished: Int, trimmed: Int) in
+                var finishing = 0
                 for item in finished {
                     let attempt = item.attempt
                     update.bind(attempt.delivery, at: 1)
@@ -199,6 +201,7 @@ extension ButtonStore {
                     update.bind(item.nextAttemptAt, at: 4)
                     try update.run()
                     guard connection.changes > 0 else { continue }
+                    if item.status.isFinished { finishing += 1 }
                     insert.bind(attempt.delivery, at: 1)
                     insert.bind(attempt.number, at: 2)
                     insert.bind(attempt.startedAt, at: 3)
@@ -209,11 +212,11 @@ extension ButtonStore {
                     insert.bind(attempt.output, at: 8)
                     try insert.run()
                 }
-                guard trimming > 0 else { return 0 }
+                guard trimming > 0 else { return (finishing, 0) }
                 let oldest = try connection.statement(
                     "SELECT MAX(id) FROM (SELECT id FROM deliveries WHERE status > 0 ORDER BY id LIMIT ?1)")
                 oldest.bind(trimming, at: 1)
-                guard let through = try oldest.scalar() else { return 0 }
+                guard let through = try oldest.scalar() else { return (finishing, 0) }
                 let dropAttempts = try connection.statement(
                     """
                     DELETE FROM delivery_attempts WHERE delivery IN
@@ -224,7 +227,7 @@ extension ButtonStore {
                 let drop = try connection.statement("DELETE FROM deliveries WHERE status > 0 AND id <= ?1")
                 drop.bind(through, at: 1)
                 try drop.run()
-                return connection.changes
+                return (finishing, connection.changes)
             }
         }
     }

@@ -55,7 +55,7 @@ extension ButtonStore {
     /// Deletes a button with its handlers and their delivery logs. Returns whether it existed.
     @discardableResult
     public func deleteButton(id: String) throws(StoreError) -> Bool {
-        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: StoredHandler.owner(button: id), state: true)
+        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: Handler.Owner.button(id).stored, state: true)
     }
 
     /// Deletes one registry row and its handlers (and a button's state) in one transaction.
@@ -100,7 +100,7 @@ extension ButtonStore {
     /// Deletes a sheet with its handlers and their delivery logs. Returns whether it existed.
     @discardableResult
     public func deleteSheet(id: String) throws(StoreError) -> Bool {
-        try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: StoredHandler.owner(sheet: id))
+        try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: Handler.Owner.sheet(id).stored)
     }
 
     /// Replaces the whole registry (config import) in one transaction.
@@ -117,7 +117,7 @@ extension ButtonStore {
             try connection.transaction { () throws(StoreError) in
                 let keptButtons = Set(buttons.map(\.id))
                 for id in try Self.ids(connection.statement("SELECT id FROM buttons")) where !keptButtons.contains(id) {
-                    try Self.deleteHandlers(owner: StoredHandler.owner(button: id), in: connection)
+                    try Self.deleteHandlers(owner: Handler.Owner.button(id).stored, in: connection)
                     try Self.deleteState(id: id, in: connection)
                     let delete = try connection.statement("DELETE FROM buttons WHERE id = ?1")
                     delete.bind(id, at: 1)
@@ -125,7 +125,7 @@ extension ButtonStore {
                 }
                 let keptSheets = Set(sheets.map(\.id))
                 for id in try Self.ids(connection.statement("SELECT id FROM sheets")) where !keptSheets.contains(id) {
-                    try Self.deleteHandlers(owner: StoredHandler.owner(sheet: id), in: connection)
+                    try Self.deleteHandlers(owner: Handler.Owner.sheet(id).stored, in: connection)
                     let delete = try connection.statement("DELETE FROM sheets WHERE id = ?1")
                     delete.bind(id, at: 1)
                     try delete.run()
@@ -154,7 +154,7 @@ extension ButtonStore {
                     try putSheet.run()
                 }
                 guard let handlers else { return }
-                let keptHandlers = Set(handlers.map(\.id))
+                let keptHandlers = Set(handlers.map(\.handler.id))
                 for id in try Self.ids(connection.statement("SELECT id FROM handlers"))
                 where !keptHandlers.contains(id) {
                     try Self.deleteHandler(id: id, in: connection)

@@ -150,6 +150,47 @@ enum Schema {
         DROP TABLE outbox;
         DROP TABLE attempts;
         """,
+        // 7: handlers in typed columns instead of the API's JSON (read once, not validated
+        // again on every start). Headers, a body template and script arguments stay JSON.
+        """
+        CREATE TABLE handlers_typed (
+            id TEXT PRIMARY KEY NOT NULL,
+            owner TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            on_events TEXT NOT NULL,
+            option TEXT,
+            enabled INTEGER NOT NULL DEFAULT 1,
+            ordered INTEGER NOT NULL DEFAULT 1,
+            kind TEXT NOT NULL,
+            url TEXT,
+            method TEXT,
+            headers TEXT,
+            body TEXT,
+            name TEXT,
+            args TEXT,
+            timeout_ms INTEGER NOT NULL,
+            max_attempts INTEGER NOT NULL,
+            expire_after_ms INTEGER,
+            secret TEXT
+        );
+        INSERT INTO handlers_typed
+        SELECT id, owner, position,
+            COALESCE((SELECT group_concat(value, ' ') FROM json_each(config, '$.on')), ''),
+            json_extract(config, '$.option'), enabled, COALESCE(json_extract(config, '$.ordered'), 1),
+            CASE WHEN json_type(config, '$.webhook') = 'object' THEN 'webhook' ELSE 'script' END,
+            json_extract(config, '$.webhook.url'), COALESCE(json_extract(config, '$.webhook.method'), 'POST'),
+            config -> '$.webhook.headers', config -> '$.webhook.body',
+            json_extract(config, '$.script.name'), config -> '$.script.args',
+            COALESCE(json_extract(config, '$.webhook.timeoutMs'), json_extract(config, '$.script.timeoutMs'), 10000),
+            COALESCE(json_extract(config, '$.webhook.maxAttempts'), json_extract(config, '$.script.maxAttempts'),
+                CASE WHEN json_type(config, '$.webhook') = 'object' THEN 7 ELSE 1 END),
+            COALESCE(json_extract(config, '$.webhook.expireAfterMs'), json_extract(config, '$.script.expireAfterMs')),
+            secret
+        FROM handlers;
+        DROP TABLE handlers;
+        ALTER TABLE handlers_typed RENAME TO handlers;
+        CREATE INDEX handlers_owner ON handlers (owner, position);
+        """,
     ]
 
     /// The schema version this build writes.

@@ -61,9 +61,9 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
             let excess = finished + finishing - retention
             let trimming = excess > retention / 100 ? excess : 0
             recording.unlock()
-            let trimmed = (try? store.record(batch, trimming: trimming)) ?? 0
+            let written = (try? store.record(batch, trimming: trimming)) ?? (finished: 0, trimmed: 0)
             recording.lock()
-            finished += finishing - trimmed
+            finished += written.finished - written.trimmed
             writing = false
             recording.broadcast()
         }

@@ -23,8 +23,16 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         public var decision: DeliveryPolicy.Decision
     }
 
+    /// A handler as the workers run it: its secret's key decoded once, its policy made once.
+    struct Target {
+        var handler: Handler
+        var key: [UInt8]
+        var scriptsDirectory: String
+        var policy: DeliveryPolicy
+    }
+
     struct State {
-        var specs: [String: HandlerSpec] = [:]
+        var specs: [String: Target] = [:]
         var queues: [String: HandlerQueue] = [:]
         var running = 0
         var stopping = false
@@ -64,10 +72,20 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     // MARK: Handlers
 
-    /// A handler was added or changed (or its secret, or whether it is enabled).
-    public func setHandler(_ spec: HandlerSpec) {
+    /// A handler was added or changed (or its secret, or whether it is enabled). A script
+    /// handler without a scripts directory (this start) is not run: its deliveries wait.
+    public func setHandler(_ handler: Handler, key: [UInt8], scriptsDirectory: String?) {
+        let target: Target?
+        if case .script = handler.action, scriptsDirectory == nil {
+            target = nil
+        } else {
+            target = Target(
+                handler: handler, key: key, scriptsDirectory: scriptsDirectory ?? "",
+                policy: DeliveryPolicy(
+                    maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale))
+        }
         condition.locked {
-            state.specs[spec.id] = spec
+            state.specs[handler.id] = target
             condition.broadcast()
         }
     }
@@ -138,7 +156,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         return condition.locked {
             guard let queue = state.queues[row.handler] else { return (row.status, nil) }
             if queue.inFlight == row.id { return (.inFlight, nil) }
-            guard state.specs[row.handler]?.ordered ?? true, let head = queue.first, head.id < row.id,
+            guard state.specs[row.handler]?.handler.ordered ?? true, let head = queue.first, head.id < row.id,
                 head.attempts > 0, queue.inFlight == nil
             else { return (row.status, nil) }
             return (row.status, head.id)
@@ -225,12 +243,12 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     /// With `condition` held: the oldest delivery that may go now, and when to look again.
-    private func nextDue(now: Int64) -> (next: (DeliveryRow, HandlerSpec)?, wakeAt: Int64) {
+    private func nextDue(now: Int64) -> (next: (DeliveryRow, Target)?, wakeAt: Int64) {
         var wakeAt = now + 60_000
-        var best: (id: Int64, handler: String, spec: HandlerSpec)?
+        var best: (id: Int64, handler: String, spec: Target)?
         for (handler, queue) in state.queues where queue.inFlight == nil {
             guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,
-                let spec = state.specs[handler], spec.enabled
+                let spec = state.specs[handler], spec.handler.enabled
             else { continue }
             for slot in queue.slots {
                 if slot.nextAttemptAt <= now {
@@ -238,14 +256,14 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
                     break
                 }
                 wakeAt = min(wakeAt, slot.nextAttemptAt)
-                if spec.ordered { break }
+                if spec.handler.ordered { break }
             }
         }
         guard let best, let row = state.queues[best.handler]?[best.id] else { return (nil, wakeAt) }
         return ((row, best.spec), wakeAt)
     }
 
-    private func attempt(_ row: DeliveryRow, _ spec: HandlerSpec, sender: WebhookSender) -> Attempt {
+    private func attempt(_ row: DeliveryRow, _ spec: Target, sender: WebhookSender) -> Attempt {
         let number = row.attempts + 1
         let startedAt = Self.now()
         var result: AttemptResult
@@ -253,12 +271,12 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             result = AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(spec.policy.expireAfterMs ?? 0) ms)")
         } else {
             let fields = Placeholders(row.event)
-            switch spec.action {
+            switch spec.handler.action {
             case .webhook(let webhook):
-                result = sender.send(webhook, delivery: row, fields: fields, userAgent: userAgent)
+                result = sender.send(webhook, key: spec.key, delivery: row, fields: fields, userAgent: userAgent)
             case .script(let script):
                 result = ScriptRunner.run(
-                    script, arguments: script.args.map(fields.substitute),
+                    script, in: spec.scriptsDirectory, arguments: script.args.map(fields.substitute),
                     environment: ScriptRunner.environment(
                         event: row.event.json, type: row.event.type, button: row.event.source, seq: row.event.seq,
                         attempt: number),
@@ -274,7 +292,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         done.status = decision.status
         if case .retry(let at) = decision { done.nextAttemptAt = at }
         return Attempt(
-            delivery: done, kind: spec.kind, number: number, startedAt: startedAt, result: result, decision: decision)
+            delivery: done, kind: spec.handler.kind, number: number, startedAt: startedAt, result: result, decision: decision)
     }
 
     /// With `condition` held, after an attempt: the handler may take its next delivery.
@@ -292,7 +310,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             } else {
                 state.queues[row.handler]?[row.id] = row
             }
-            if attempt.decision == .finishAndDisable { state.specs[row.handler]?.enabled = false }
+            if attempt.decision == .finishAndDisable { state.specs[row.handler]?.handler.enabled = false }
             if state.queues[row.handler]?.isEmpty == true { state.queues[row.handler] = nil }
         }
     }

@@ -1,3 +1,4 @@
+import ButtonStore
 import CProcessShims
 import FoundationEssentials
 import Glibc
@@ -32,9 +33,9 @@ public enum ScriptRunner {
     }
 
     public static func run(
-        _ script: HandlerSpec.Script, arguments: [String], environment: [String], stdin input: [UInt8]
+        _ script: Handler.Script, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8]
     ) -> Finished {
-        let path = script.directory + "/" + script.name
+        let path = directory + "/" + script.name
         // Checked again before every run: a file swapped for a symlink (or made
         // non-executable) since registration must not run.
         var info = stat()
@@ -61,7 +62,7 @@ public enum ScriptRunner {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-        bd_spawn_file_actions_addchdir(&actions, script.directory)
+        bd_spawn_file_actions_addchdir(&actions, directory)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

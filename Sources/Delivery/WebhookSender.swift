@@ -31,6 +31,9 @@ public final class WebhookSender {
         init(rules: DestinationRules) { self.rules = rules }
     }
 
+    /// SPEC §5: at most 3 s to connect.
+    static let connectTimeoutMs = 3000
+
     private let handle: UnsafeMutableRawPointer?
     private let destinationGuard: Guard
     private let socketGuard: UnsafeMutablePointer<bd_socket_guard>
@@ -59,7 +62,7 @@ public final class WebhookSender {
 
     /// One attempt of `delivery`: its payload (signed), header values filled from `fields`.
     public func send(
-        _ webhook: HandlerSpec.Webhook, delivery: DeliveryRow, fields: Placeholders, userAgent: String,
+        _ webhook: Handler.Webhook, key: [UInt8], delivery: DeliveryRow, fields: Placeholders, userAgent: String,
         now: Int64 = Int64(Date().timeIntervalSince1970)
     ) -> AttemptResult {
         guard let handle else { return AttemptResult(outcome: .connect, output: "libcurl could not start") }
@@ -72,11 +75,11 @@ public final class WebhookSender {
         defer { curl_slist_free_all(headers) }
         var standard = [
             ("User-Agent", userAgent), ("webhook-id", deliveryID), ("webhook-timestamp", String(now)),
-            ("webhook-signature", Signature.sign(key: webhook.key, id: deliveryID, timestamp: now, body: body)),
+            ("webhook-signature", Signature.sign(key: key, id: deliveryID, timestamp: now, body: body)),
         ]
         if webhook.method != "GET" { standard.insert(("Content-Type", "application/json"), at: 0) }
         // A filled-in value (a label, say) must not be able to start a header of its own.
-        let configured = webhook.headers.map { name, value in
+        let configured = webhook.headers.sorted { $0.key < $1.key }.map { name, value in
             (name, String(fields.interpolate(value).unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" }))
         }
         for (name, value) in configured + standard {
@@ -95,8 +98,8 @@ public final class WebhookSender {
         bd_curl_guard_sockets(handle, socketGuard)
         bd_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         bd_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        bd_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, webhook.connectTimeoutMs)
-        bd_curl_set_long(handle, CURLOPT_TIMEOUT_MS, webhook.timeoutMs)
+        bd_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.connectTimeoutMs)
+        bd_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(webhook.timeoutMs))
         bd_curl_set_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         bd_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headers)
         bd_curl_set_write(handle) { data, size, count, context in

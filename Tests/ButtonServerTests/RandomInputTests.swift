@@ -1,4 +1,5 @@
 import Foundation
+import ButtonStore
 import MicroHTTP
 import Testing
 
@@ -57,7 +58,7 @@ struct RandomInputTests {
             do { _ = try ButtonDefinition.create(from: json) } catch { #expect(error.httpError.status < 500) }
             do { _ = try SheetDefinition.create(from: json) } catch { #expect(error.httpError.status < 500) }
             do {
-                _ = try HandlerDefinition.create(from: json, owner: .button("a"), context: .init(scriptsDir: "/nonexistent"))
+                _ = try Handler.create(from: json, owner: .button("a"), context: .init(scriptsDir: "/nonexistent"))
             } catch { #expect(error.httpError.status < 500) }
             do { _ = try RegistryConfig.parse(json, scriptsDir: nil) } catch { #expect(error.httpError.status < 500) }
         }

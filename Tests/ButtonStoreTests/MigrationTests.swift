@@ -22,12 +22,32 @@ import Testing
                     INSERT INTO outbox VALUES ('dlv_c', 'h2', 3, '{"id":"evt_3","seq":3,"type":"select","sheet":"s","t":3000,"data":{"option":"go"}}', 'in_flight', 0, 3001, 3001);
                     INSERT INTO attempts VALUES ('dlv_a', 1, 1002, 5, 'ok', 204, NULL, '');
                     INSERT INTO attempts VALUES ('dlv_b', 1, 2002, 5, 'http_status', 500, NULL, 'oops');
+                    INSERT INTO handlers (id, owner, position, config, secret, enabled) VALUES
+                        ('h1', 'button:door', 0, '{"id":"h1","button":"door","on":["tap","long-press"],"enabled":true,"webhook":{"url":"http://x/h","headers":{"A":"b"},"timeoutMs":2000,"maxAttempts":3,"expireAfterMs":60000}}', 'whsec_k', 1),
+                        ('h2', 'sheet:s', 1, '{"id":"h2","sheet":"s","on":["select"],"option":"go","enabled":false,"script":{"name":"run.sh","args":["{button}","x"],"timeoutMs":5000,"maxAttempts":1}}', NULL, 0);
                     """, doing: "filling it")
                 old.close()
             }
             let store = try ButtonStore(directory: base)
             defer { store.close() }
-            #expect(try store.userVersion() == 6)
+            #expect(try store.userVersion() == 7)
+            var hook = Handler.Webhook(url: "http://x/h")
+            hook.headers = ["A": "b"]
+            hook.timeoutMs = 2000
+            var run = Handler.Script(name: "run.sh")
+            run.args = ["{button}", "x"]
+            run.timeoutMs = 5000
+            #expect(
+                try store.loadHandlers() == [
+                    StoredHandler(
+                        Handler(
+                            id: "h1", owner: .button("door"), on: [.tap, .longPress], action: .webhook(hook), maxAttempts: 3,
+                            expireAfterMs: 60_000), position: 0, secret: "whsec_k"),
+                    StoredHandler(
+                        Handler(
+                            id: "h2", owner: .sheet("s"), on: [.select], option: "go", enabled: false, action: .script(run),
+                            maxAttempts: 1), position: 1),
+                ])
             let log = try store.deliveries(handler: nil, status: nil, before: nil, limit: 10)
             #expect(log.map(\.event.seq) == [3, 2, 1])
             #expect(log.map(\.status) == [.pending, .pending, .ok])

@@ -37,7 +37,7 @@ import Testing
 
     @Test func setsTheSchemaVersion() throws {
         try withStore { store, _ throws in
-            #expect(ButtonStore.schemaVersion == 6)
+            #expect(ButtonStore.schemaVersion == 7)
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
         }
     }
@@ -47,7 +47,7 @@ import Testing
             let first = try ButtonStore(directory: base)
             try first.upsertButton(id: "door", config: #"{"label":"Door"}"#)
             try first.upsertSheet(id: "s1", config: #"{"title":"T"}"#)
-            try first.upsertHandler(StoredHandler(id: "h1", owner: "button:door", config: "{}", secret: "whsec_x"))
+            try first.upsertHandler(storedHandler("h1", owner: "button:door", secret: "whsec_x"))
             try first.commit(
                 events: [event(1), event(2)], states: [ButtonStateChange(id: "door", face: 1, clock: 77, held: true)],
                 deliveries: [deliveryRow(1, eventSeq: 2)])

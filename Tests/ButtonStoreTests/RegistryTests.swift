@@ -36,8 +36,8 @@ import Testing
         try withStore { store, _ throws in
             try store.upsertButton(id: "door", config: "{}")
             try store.upsertButton(id: "lamp", config: "{}")
-            try store.upsertHandler(StoredHandler(id: "h1", owner: StoredHandler.owner(button: "door"), config: "{}"))
-            try store.upsertHandler(StoredHandler(id: "h2", owner: StoredHandler.owner(button: "lamp"), config: "{}"))
+            try store.upsertHandler(storedHandler("h1", owner: "button:door"))
+            try store.upsertHandler(storedHandler("h2", owner: "button:lamp"))
             var done = deliveryRow(10, handler: "h1")
             done.status = .ok
             try store.commit(
@@ -46,7 +46,7 @@ import Testing
             #expect(try store.deleteButton(id: "door"))
             #expect(try !store.deleteButton(id: "door"))
             #expect(try store.loadButtons().map(\.id) == ["lamp"])
-            #expect(try store.loadHandlers().map(\.id) == ["h2"])
+            #expect(try store.loadHandlers().map(\.handler.id) == ["h2"])
             #expect(try store.delivery(id: 1) == nil)
             #expect(try store.delivery(id: 10) == nil)  // the finished log goes with its handler
             #expect(try store.pendingDeliveries().count == 1)
@@ -64,7 +64,7 @@ import Testing
                     StoredSheet(id: "s1", config: #"{"title":"Uno"}"#, position: 0),
                     StoredSheet(id: "s2", config: #"{"title":"Two"}"#, position: 1),
                 ])
-            try store.upsertHandler(StoredHandler(id: "h1", owner: StoredHandler.owner(sheet: "s1"), config: "{}"))
+            try store.upsertHandler(storedHandler("h1", owner: "sheet:s1"))
             #expect(try store.deleteSheet(id: "s1"))
             #expect(try store.loadSheets().map(\.id) == ["s2"])
             #expect(try store.loadHandlers().isEmpty)
@@ -73,30 +73,36 @@ import Testing
 
     @Test func handlersRoundTripUpdateAndDelete() throws {
         try withStore { store, _ throws in
-            let owner = StoredHandler.owner(button: "door")
-            #expect(owner == "button:door")
+            let owner = Handler.Owner.button("door")
+            #expect(owner.stored == "button:door")
             #expect(try store.nextHandlerPosition(owner: owner) == 0)
-            let first = StoredHandler(
-                id: "h1", owner: owner, config: #"{"on":["tap"]}"#, secret: "whsec_abc", enabled: true, position: 0)
+            let first = storedHandler("h1", owner: "button:door", secret: "whsec_abc")
             try store.upsertHandler(first)
             #expect(try store.nextHandlerPosition(owner: owner) == 1)
-            let second = StoredHandler(id: "h0", owner: owner, config: "{}", secret: nil, enabled: false, position: 1)
+            // Every typed column comes back: a script, disabled, unordered, in second place.
+            let second = storedHandler("h0", owner: "button:door", enabled: false, position: 1, script: true)
             try store.upsertHandler(second)
-            try store.upsertHandler(StoredHandler(id: "hs", owner: "sheet:s1", config: "{}"))
-            #expect(try store.loadHandlers(owner: owner) == [first, second])
-            #expect(try store.loadHandlers() == [first, second, StoredHandler(id: "hs", owner: "sheet:s1", config: "{}")])
+            try store.upsertHandler(storedHandler("hs", owner: "sheet:s1"))
+            #expect(try store.loadHandlers() == [first, second, storedHandler("hs", owner: "sheet:s1")])
 
             var changed = first
-            changed.enabled = false
+            changed.handler.enabled = false
+            changed.handler.on = [.doubleTap]
+            if case .webhook(var hook) = changed.handler.action {
+                hook.method = "PUT"
+                hook.body = nil
+                hook.headers = [:]
+                changed.handler.action = .webhook(hook)
+            }
             changed.secret = "whsec_new"
             try store.upsertHandler(changed)
-            #expect(try store.loadHandlers(owner: owner).first == changed)
+            #expect(try store.loadHandlers().first == changed)
 
             try store.commit(events: [event(1)], states: [], deliveries: [deliveryRow(1, handler: "h1")])
             #expect(try store.deleteHandler(id: "h1"))
             #expect(try !store.deleteHandler(id: "h1"))
             #expect(try store.delivery(id: 1) == nil)
-            #expect(try store.loadHandlers(owner: owner) == [second])
+            #expect(try store.loadHandlers().filter { $0.handler.owner == owner } == [second])
         }
     }
 
@@ -105,9 +111,9 @@ import Testing
             try store.upsertButton(id: "a", config: "{}")
             try store.upsertButton(id: "b", config: "{}")
             try store.upsertSheet(id: "s1", config: "{}")
-            try store.upsertHandler(StoredHandler(id: "ha", owner: "button:a", config: "{}"))
-            try store.upsertHandler(StoredHandler(id: "hb", owner: "button:b", config: "{}"))
-            try store.upsertHandler(StoredHandler(id: "hs", owner: "sheet:s1", config: "{}"))
+            try store.upsertHandler(storedHandler("ha", owner: "button:a"))
+            try store.upsertHandler(storedHandler("hb", owner: "button:b"))
+            try store.upsertHandler(storedHandler("hs", owner: "sheet:s1"))
             try store.commit(
                 events: [], states: [ButtonStateChange(id: "b", face: 1, clock: 9, held: false)],
                 deliveries: [deliveryRow(1, handler: "ha")])
@@ -122,7 +128,7 @@ import Testing
                     StoredButton(id: "b", config: #"{"kept":true}"#, face: 1, clock: 9, held: false, position: 1),
                 ])
             #expect(try store.loadSheets() == [StoredSheet(id: "s2", config: "{}", position: 0)])
-            #expect(try store.loadHandlers().map(\.id) == ["hb"])
+            #expect(try store.loadHandlers().map(\.handler.id) == ["hb"])
             #expect(try store.delivery(id: 1) == nil)
         }
     }
@@ -130,8 +136,8 @@ import Testing
     @Test func replaceRegistryWithHandlersReplacesThemToo() throws {
         try withStore { store, _ throws in
             try store.upsertButton(id: "a", config: "{}")
-            try store.upsertHandler(StoredHandler(id: "old", owner: "button:a", config: "{}"))
-            let imported = StoredHandler(id: "new", owner: "button:a", config: #"{"on":["tap"]}"#, secret: "whsec_1")
+            try store.upsertHandler(storedHandler("old", owner: "button:a"))
+            let imported = storedHandler("new", owner: "button:a", secret: "whsec_1")
             try store.replaceRegistry(buttons: [(id: "a", config: "{}")], sheets: [], handlers: [imported])
             #expect(try store.loadHandlers() == [imported])
         }

@@ -1,4 +1,5 @@
 import ButtonStore
+import JSON
 import Foundation
 
 /// A fresh directory under the system temp dir, removed when the test body returns.
@@ -35,6 +36,23 @@ func deliveryRow(_ id: Int64, handler: String = "h1", eventSeq: Int64 = 1, nextA
             seq: eventSeq, id: "evt_\(eventSeq)", type: "tap", button: "door", t: 400, face: eventSeq == 2 ? 1 : nil,
             json: Array(#"{"seq":\#(eventSeq)}"#.utf8)),
         body: id == 3 ? Array("shaped-\(id)".utf8) : nil)
+}
+
+/// A handler as the store keeps it: a webhook (a script with `script`) owned by `owner`
+/// (`"button:door"`), on `tap`.
+func storedHandler(
+    _ id: String, owner: String, secret: String? = nil, enabled: Bool = true, position: Int = 0, script: Bool = false
+) -> StoredHandler {
+    var hook = Handler.Webhook(url: "http://127.0.0.1:9/\(id)")
+    hook.headers = ["X-Id": id]
+    hook.body = ["handler": .string(id), "event": "{event}"]
+    var run = Handler.Script(name: "\(id).sh")
+    run.args = ["{button}", id]
+    let handler = Handler(
+        id: id, owner: Handler.Owner(stored: owner)!, on: [.tap, .longPress], option: owner.hasPrefix("sheet:") ? "go" : nil,
+        enabled: enabled, ordered: position % 2 == 0, action: script ? .script(run) : .webhook(hook), maxAttempts: 3,
+        expireAfterMs: script ? nil : 60_000)
+    return StoredHandler(handler, position: position, secret: secret)
 }
 
 func withTemporaryDirectoryAsync(_ body: (String) async throws -> Void) async throws {

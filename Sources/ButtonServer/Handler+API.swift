@@ -1,3 +1,4 @@
+import ButtonStore
 import Buttons
 import ButtonEngine
 import FoundationEssentials
@@ -6,63 +7,8 @@ import Delivery
 import Dispatch
 import MicroHTTP
 
-/// A handler: which events of one button or sheet fire it, and the webhook or script it runs.
-struct HandlerDefinition: Sendable, Equatable {
-    enum Owner: Sendable, Equatable, Hashable {
-        case button(String)
-        case sheet(String)
-
-        var stored: String {
-            switch self {
-            case .button(let id): "button:" + id
-            case .sheet(let id): "sheet:" + id
-            }
-        }
-
-        init?(stored: String) {
-            if stored.hasPrefix("button:") {
-                self = .button(String(stored.dropFirst(7)))
-            } else if stored.hasPrefix("sheet:") {
-                self = .sheet(String(stored.dropFirst(6)))
-            } else {
-                return nil
-            }
-        }
-    }
-
-    struct Webhook: Sendable, Equatable {
-        var url: String
-        var method = "POST"
-        /// Sent instead of the event when set (SPEC §5 "Shaping a webhook request").
-        var body: WebhookTemplate?
-        var headers: [String: String] = [:]
-        var timeoutMs: Int64 = 10_000
-
-        static let methods = ["POST", "PUT", "PATCH", "GET", "DELETE"]
-    }
-
-    struct Script: Sendable, Equatable {
-        var name: String
-        var args: [String] = []
-        var timeoutMs: Int64 = 10_000
-    }
-
-    enum Action: Sendable, Equatable {
-        case webhook(Webhook)
-        case script(Script)
-    }
-
-    var id: String
-    var owner: Owner
-    var on: [EventType]
-    var option: String?
-    var enabled = true
-    /// With `false`, a delivery waiting for its retry does not hold back later ones.
-    var ordered = true
-    var action: Action
-    var maxAttempts: Int64
-    var expireAfterMs: Int64?
-
+/// A handler as the API reads, checks and shows it.
+extension Handler {
     static let buttonEvents: Set<EventType> = Set(EventType.allCases).subtracting([.sheetOpen, .select, .sheetCancel])
     static let sheetEvents: Set<EventType> = [.sheetOpen, .select, .sheetCancel]
     static let forbiddenHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
@@ -73,15 +19,13 @@ struct HandlerDefinition: Sendable, Equatable {
         /// Where webhooks may go (literal addresses are checked at registration).
         var destinations = DestinationRules()
         var sheetOptions: [String]?
-        /// Reading back what was stored: no file checks (a script may be gone; it fails when run).
-        var loading = false
         /// The body may carry `id`, `button` and `sheet` (stored form, config import).
         var envelope = false
     }
 
-    static func create(from json: JSONValue, owner: Owner, context: Context) throws(ButtonsError) -> HandlerDefinition {
+    static func create(from json: JSONValue, owner: Owner, context: Context) throws(ButtonsError) -> Handler {
         var fields = try Fields(json)
-        if context.loading || context.envelope {
+        if context.envelope {
             fields.ignore("id")
             fields.ignore("button")
             fields.ignore("sheet")
@@ -95,7 +39,7 @@ struct HandlerDefinition: Sendable, Equatable {
         case (var w?, nil):
             guard let url = try w.string("url", maxLength: 100_000) else { throw ButtonsError.invalid("webhook.url", "webhook.url is required") }
             var hook = Webhook(url: url)
-            if !context.loading { try Self.validate(url: url, destinations: context.destinations) }
+            try Self.validate(url: url, destinations: context.destinations)
             hook.method = try Self.method(&w) ?? "POST"
             hook.body = try Self.bodyTemplate(&w)
             hook.headers = try Self.headers(&w)
@@ -107,13 +51,11 @@ struct HandlerDefinition: Sendable, Equatable {
             action = .webhook(hook)
         case (nil, var s?):
             guard let name = try s.string("name", maxLength: 128) else { throw ButtonsError.invalid("script.name", "script.name is required") }
-            if !context.loading {
-                guard let dir = context.scriptsDir else {
-                    throw ButtonsError.invalid(
-                        "script", "script handlers are disabled: start buttond with --scripts-dir DIR (or BUTTOND_SCRIPTS_DIR) to allow scripts from DIR")
-                }
-                try Self.validate(script: name, in: dir)
+            guard let dir = context.scriptsDir else {
+                throw ButtonsError.invalid(
+                    "script", "script handlers are disabled: start buttond with --scripts-dir DIR (or BUTTOND_SCRIPTS_DIR) to allow scripts from DIR")
             }
+            try Self.validate(script: name, in: dir)
             var run = Script(name: name)
             if let args = try s.array("args") { run.args = try Self.arguments(args) }
             run.timeoutMs = try s.int("timeoutMs", in: 1000...300_000) ?? 10_000
@@ -127,7 +69,7 @@ struct HandlerDefinition: Sendable, Equatable {
             throw ButtonsError.invalid("script", "a handler has a webhook or a script, not both")
         }
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        var definition = HandlerDefinition(
+        var definition = Handler(
             id: "hdl_" + String((0..<16).map { _ in alphabet.randomElement()! }), owner: owner, on: [], action: action,
             maxAttempts: maxAttempts, expireAfterMs: expire)
         try definition.applyCommon(&fields, context: context, creating: true)
@@ -218,10 +160,12 @@ struct HandlerDefinition: Sendable, Equatable {
         return method.uppercased()
     }
 
-    /// `webhook.body`: any JSON, kept as a template; null or absent is none.
-    static func bodyTemplate(_ fields: inout Fields) throws(ButtonsError) -> WebhookTemplate? {
+    /// `webhook.body`: any JSON within the template limits; null or absent is none.
+    static func bodyTemplate(_ fields: inout Fields) throws(ButtonsError) -> JSONValue? {
         guard let value = fields.raw("body") else { return nil }
-        do { return try WebhookTemplate(value) } catch { throw ButtonsError.invalid("webhook.body", "webhook.body: \(error.message)") }
+        do { return try WebhookTemplate(value).template } catch {
+            throw ButtonsError.invalid("webhook.body", "webhook.body: \(error.message)")
+        }
     }
 
     /// What only the whole webhook can tell: a GET carries no body.
@@ -319,7 +263,7 @@ struct HandlerDefinition: Sendable, Equatable {
         case .webhook(let hook):
             extra["url"] = .string(redactingHeaders ? Self.redactingQuery(hook.url) : hook.url)
             extra["method"] = .string(hook.method)
-            if let body = hook.body { extra["body"] = body.template }
+            if let body = hook.body { extra["body"] = body }
             extra["headers"] = .object(hook.headers.mapValues { .string(redactingHeaders ? "***" : $0) })
             extra["timeoutMs"] = .int(hook.timeoutMs)
             object["webhook"] = .object(extra)
@@ -348,7 +292,7 @@ struct HandlerDefinition: Sendable, Equatable {
     /// a delivery look the label up).
     var usesLabel: Bool {
         guard case .webhook(let hook) = action else { return false }
-        let body = hook.body.map { String(decoding: JSONWriter.encode($0.template), as: UTF8.self) } ?? ""
+        let body = hook.body.map { String(decoding: JSONWriter.encode($0), as: UTF8.self) } ?? ""
         return body.contains("{label}") || hook.headers.values.contains { $0.contains("{label}") }
     }
 
@@ -359,7 +303,7 @@ struct HandlerDefinition: Sendable, Equatable {
     }
 }
 
-extension HandlerDefinition.Owner {
+extension Handler.Owner {
     init(_ source: ControlEvent.Source) {
         switch source {
         case .button(let id): self = .button(id)
@@ -371,19 +315,6 @@ extension HandlerDefinition.Owner {
         switch self {
         case .button(let id): .button(id)
         case .sheet(let id): .sheet(id)
-        }
-    }
-
-    var name: String {
-        switch self {
-        case .button(let id), .sheet(let id): id
-        }
-    }
-
-    var kind: String {
-        switch self {
-        case .button: "button"
-        case .sheet: "sheet"
         }
     }
 }

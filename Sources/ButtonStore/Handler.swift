@@ -1,0 +1,108 @@
+import ButtonEngine
+import JSON
+
+/// A handler: which events of one button or sheet fire it, and the webhook or script it runs.
+///
+/// The one shape of a handler: the API reads and renders it, the store keeps it in typed
+/// columns, the dispatcher runs it.
+public struct Handler: Sendable, Equatable {
+    public enum Owner: Sendable, Hashable {
+        case button(String)
+        case sheet(String)
+
+        /// `"button:door"` or `"sheet:s1"`, as the store keys it.
+        public var stored: String {
+            switch self {
+            case .button(let id): "button:" + id
+            case .sheet(let id): "sheet:" + id
+            }
+        }
+
+        public init?(stored: String) {
+            if stored.hasPrefix("button:") {
+                self = .button(String(stored.dropFirst(7)))
+            } else if stored.hasPrefix("sheet:") {
+                self = .sheet(String(stored.dropFirst(6)))
+            } else {
+                return nil
+            }
+        }
+
+        public var name: String {
+            switch self {
+            case .button(let id), .sheet(let id): id
+            }
+        }
+
+        public var kind: String {
+            switch self {
+            case .button: "button"
+            case .sheet: "sheet"
+            }
+        }
+    }
+
+    public struct Webhook: Sendable, Equatable {
+        public var url: String
+        /// `POST`, `PUT`, `PATCH`, `GET` (no body) or `DELETE`.
+        public var method = "POST"
+        /// Values may hold placeholders, filled from each delivery's event.
+        public var headers: [String: String] = [:]
+        /// A JSON template sent instead of the event (SPEC §5 "Shaping a webhook request").
+        public var body: JSONValue?
+        public var timeoutMs: Int64 = 10_000
+
+        public static let methods = ["POST", "PUT", "PATCH", "GET", "DELETE"]
+
+        public init(url: String) { self.url = url }
+    }
+
+    public struct Script: Sendable, Equatable {
+        /// A file directly in the scripts directory.
+        public var name: String
+        public var args: [String] = []
+        public var timeoutMs: Int64 = 10_000
+
+        public init(name: String) { self.name = name }
+    }
+
+    public enum Action: Sendable, Equatable {
+        case webhook(Webhook)
+        case script(Script)
+    }
+
+    public var id: String
+    public var owner: Owner
+    public var on: [EventType]
+    /// For a sheet's `select`: only this option.
+    public var option: String?
+    public var enabled = true
+    /// With `false`, a delivery waiting for its retry does not hold back later ones.
+    public var ordered = true
+    public var action: Action
+    public var maxAttempts: Int64
+    public var expireAfterMs: Int64?
+
+    public init(
+        id: String, owner: Owner, on: [EventType], option: String? = nil, enabled: Bool = true, ordered: Bool = true,
+        action: Action, maxAttempts: Int64, expireAfterMs: Int64? = nil
+    ) {
+        self.id = id
+        self.owner = owner
+        self.on = on
+        self.option = option
+        self.enabled = enabled
+        self.ordered = ordered
+        self.action = action
+        self.maxAttempts = maxAttempts
+        self.expireAfterMs = expireAfterMs
+    }
+
+    /// `webhook` or `script`.
+    public var kind: String {
+        switch action {
+        case .webhook: "webhook"
+        case .script: "script"
+        }
+    }
+}
