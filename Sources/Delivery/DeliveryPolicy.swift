@@ -9,11 +9,15 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public var expireAfterMs: Int64?
     /// Multiplies every wait (1 in production; tests shrink it).
     public var retryScale: Double
+    /// Every retry after this wait instead of the schedule (a broker that is down: try again
+    /// every second until it is back).
+    public var fixedRetryMs: Int64?
 
-    public init(maxAttempts: Int, expireAfterMs: Int64? = nil, retryScale: Double = 1) {
+    public init(maxAttempts: Int, expireAfterMs: Int64? = nil, retryScale: Double = 1, fixedRetryMs: Int64? = nil) {
         self.maxAttempts = maxAttempts
         self.expireAfterMs = expireAfterMs
         self.retryScale = retryScale
+        self.fixedRetryMs = fixedRetryMs
     }
 
     public enum Decision: Sendable, Equatable {
@@ -54,7 +58,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
         if result.statusCode == 410 { return .finishAndDisable }
         guard number < maxAttempts else { return .finish(.failed) }
         let waitMs: Int64
-        if let seconds = result.retryAfterSeconds, result.statusCode == 429 || result.statusCode == 503 {
+        if let fixedRetryMs {
+            waitMs = fixedRetryMs
+        } else if let seconds = result.retryAfterSeconds, result.statusCode == 429 || result.statusCode == 503 {
             waitMs = Int64(min(max(seconds, 0), RetryAfter.maximumSeconds)) * 1000
         } else {
             waitMs = RetrySchedule.delay(afterAttempt: number, jitter: jitter)

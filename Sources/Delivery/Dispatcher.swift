@@ -23,11 +23,19 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         public var decision: DeliveryPolicy.Decision
     }
 
-    /// A handler as the workers run it: its secret's key decoded once, its policy made once.
+    /// What the workers run for one handler id: a handler (its secret's key decoded once) or
+    /// a sender of the server's own (MQTT), with the policy made once.
     struct Target {
-        var handler: Handler
-        var key: [UInt8]
-        var scriptsDirectory: String
+        enum Runner {
+            case handler(Handler, key: [UInt8], scriptsDirectory: String)
+            case sender(any DeliverySender)
+        }
+
+        var runner: Runner
+        var enabled: Bool
+        var ordered: Bool
+        var kind: String
+        var batchLimit: Int
         var policy: DeliveryPolicy
     }
 
@@ -39,16 +47,16 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     private let store: ButtonStore
-    private let onAttempt: @Sendable (Attempt) -> Void
-    private let userAgent: String
+    let onAttempt: @Sendable (Attempt) -> Void
+    let userAgent: String
     public let concurrency: Int
     /// Multiplies the retry schedule (1 in production; tests shrink it).
     public let retryScale: Double
     /// Set once by `start`, before any worker exists.
-    private var rules = DestinationRules()
-    private let condition = Condition()
-    private var state = State()
-    private let depthCounter = Atomic<Int>(0)
+    private(set) var rules = DestinationRules()
+    let condition = Condition()
+    var state = State()
+    let depthCounter = Atomic<Int>(0)
     let log: DeliveryLog
 
     public init(
@@ -80,12 +88,39 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
             target = nil
         } else {
             target = Target(
-                handler: handler, key: key, scriptsDirectory: scriptsDirectory ?? "",
+                runner: .handler(handler, key: key, scriptsDirectory: scriptsDirectory ?? ""), enabled: handler.enabled,
+                ordered: handler.ordered, kind: handler.kind, batchLimit: 1,
                 policy: DeliveryPolicy(
                     maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale))
         }
         condition.locked {
             state.specs[handler.id] = target
+            condition.broadcast()
+        }
+    }
+
+    /// A target of the server's own (MQTT publishing) under the handler id `id`: its
+    /// deliveries go in order, up to `sender.batchLimit` at a time.
+    public func setSender(_ sender: any DeliverySender, id: String, policy: DeliveryPolicy) {
+        let target = Target(
+            runner: .sender(sender), enabled: true, ordered: true, kind: sender.kind, batchLimit: max(1, sender.batchLimit),
+            policy: policy)
+        condition.locked {
+            state.specs[id] = target
+            condition.broadcast()
+        }
+    }
+
+    /// Makes every pending delivery of `id` due now (a broker that is back).
+    public func retryNow(_ id: String) {
+        let now = Self.now()
+        condition.locked {
+            guard let queue = state.queues[id] else { return }
+            for row in Array(queue.pending) where row.nextAttemptAt > now {
+                var due = row
+                due.nextAttemptAt = now
+                state.queues[id]?[row.id] = due
+            }
             condition.broadcast()
         }
     }
@@ -156,7 +191,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         return condition.locked {
             guard let queue = state.queues[row.handler] else { return (row.status, nil) }
             if queue.inFlight == row.id { return (.inFlight, nil) }
-            guard state.specs[row.handler]?.handler.ordered ?? true, let head = queue.first, head.id < row.id,
+            guard state.specs[row.handler]?.ordered ?? true, let head = queue.first, head.id < row.id,
                 head.attempts > 0, queue.inFlight == nil
             else { return (row.status, nil) }
             return (row.status, head.id)
@@ -213,105 +248,4 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
-    /// A worker thread: takes the oldest delivery that may go now (a free handler's next due
-    /// one), sends it, hands the outcome to the log, and looks again; with nothing due, it
-    /// sleeps until the next retry or until woken. Workers pull: no thread hands work over.
-    private func work() {
-        // Input comes first: a delivery may wait a little (it is durable in the log), a press
-        // must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
-        setThreadNice(5)
-        let sender = WebhookSender(rules: rules)
-        condition.lock()
-        while !state.stopping {
-            let now = Self.now()
-            let (next, wakeAt) = nextDue(now: now)
-            guard let (row, spec) = next else {
-                _ = condition.wait(seconds: Double(min(wakeAt - now, 60_000)) / 1000)
-                continue
-            }
-            state.queues[row.handler]?.inFlight = row.id
-            state.running += 1
-            condition.unlock()
-            let attempt = self.attempt(row, spec, sender: sender)
-            log.record(attempt)
-            onAttempt(attempt)
-            condition.lock()
-            finish(attempt)
-        }
-        condition.unlock()
-    }
-
-    /// With `condition` held: the oldest delivery that may go now, and when to look again.
-    private func nextDue(now: Int64) -> (next: (DeliveryRow, Target)?, wakeAt: Int64) {
-        var wakeAt = now + 60_000
-        var best: (id: Int64, handler: String, spec: Target)?
-        for (handler, queue) in state.queues where queue.inFlight == nil {
-            guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,
-                let spec = state.specs[handler], spec.handler.enabled
-            else { continue }
-            for slot in queue.slots {
-                if slot.nextAttemptAt <= now {
-                    if slot.id < best?.id ?? .max { best = (slot.id, handler, spec) }
-                    break
-                }
-                wakeAt = min(wakeAt, slot.nextAttemptAt)
-                if spec.handler.ordered { break }
-            }
-        }
-        guard let best, let row = state.queues[best.handler]?[best.id] else { return (nil, wakeAt) }
-        return ((row, best.spec), wakeAt)
-    }
-
-    private func attempt(_ row: DeliveryRow, _ spec: Target, sender: WebhookSender) -> Attempt {
-        let number = row.attempts + 1
-        let startedAt = Self.now()
-        var result: AttemptResult
-        if spec.policy.isExpired(createdAt: row.createdAt, now: startedAt) {
-            result = AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(spec.policy.expireAfterMs ?? 0) ms)")
-        } else {
-            let fields = Placeholders(row.event)
-            switch spec.handler.action {
-            case .webhook(let webhook):
-                result = sender.send(webhook, key: spec.key, delivery: row, fields: fields, userAgent: userAgent)
-            case .script(let script):
-                result = ScriptRunner.run(
-                    script, in: spec.scriptsDirectory, arguments: script.args.map(fields.substitute),
-                    environment: ScriptRunner.environment(
-                        event: row.event.json, type: row.event.type, button: row.event.source, seq: row.event.seq,
-                        attempt: number),
-                    stdin: row.payload
-                ).result
-            }
-            result.durationMs = Self.now() - startedAt
-        }
-        let decision = spec.policy.decide(
-            result, attempt: number, createdAt: row.createdAt, now: Self.now(), jitter: Double.random(in: -0.2...0.2))
-        var done = row
-        done.attempts = number
-        done.status = decision.status
-        if case .retry(let at) = decision { done.nextAttemptAt = at }
-        return Attempt(
-            delivery: done, kind: spec.handler.kind, number: number, startedAt: startedAt, result: result, decision: decision)
-    }
-
-    /// With `condition` held, after an attempt: the handler may take its next delivery.
-    private func finish(_ attempt: Attempt) {
-        let row = attempt.delivery
-        do {
-            state.running -= 1
-            if state.stopping { condition.broadcast() }
-            // Deleted with its handler meanwhile: already dropped from the count.
-            guard state.queues[row.handler]?.inFlight == row.id else { return }
-            state.queues[row.handler]?.inFlight = nil
-            if row.status.isFinished {
-                state.queues[row.handler]?.remove(row.id)
-                depthCounter.subtract(1, ordering: .relaxed)
-            } else {
-                state.queues[row.handler]?[row.id] = row
-            }
-            if attempt.decision == .finishAndDisable { state.specs[row.handler]?.handler.enabled = false }
-            if state.queues[row.handler]?.isEmpty == true { state.queues[row.handler] = nil }
-        }
-    }
 }

@@ -66,6 +66,14 @@ import Testing
         #expect(policy.decide(limited, attempt: 1, createdAt: Self.created, now: Self.now, jitter: 0) == .retry(at: Self.now + 100))
     }
 
+    @Test func aFixedWaitReplacesTheSchedule() {
+        let policy = DeliveryPolicy(maxAttempts: .max, fixedRetryMs: 1_000)
+        for number in [1, 6, 1_000] {
+            #expect(policy.decide(Self.result(.connect), attempt: number, createdAt: Self.created, now: Self.now, jitter: 0.2) == .retry(at: Self.now + 1_000))
+        }
+        #expect(policy.decide(Self.result(.ok), attempt: 3, createdAt: Self.created, now: Self.now, jitter: 0) == .finish(.ok))
+    }
+
     @Test(arguments: [(nil, 10_000_000, false), (Int64(1_000), 1_001_000, false), (Int64(1_000), 1_001_001, true)] as [(Int64?, Int64, Bool)])
     func expiryBeforeAnAttempt(_ expire: Int64?, _ now: Int64, _ expired: Bool) {
         #expect(DeliveryPolicy(maxAttempts: 7, expireAfterMs: expire).isExpired(createdAt: Self.created, now: now) == expired)

@@ -1,0 +1,12 @@
+import ButtonStore
+
+/// Sends deliveries of a target the server runs itself (MQTT publishing) rather than one a
+/// user registered: a run of them at once, oldest first.
+public protocol DeliverySender: Sendable {
+    /// The `kind` label of its attempts (`mqtt`).
+    var kind: String { get }
+    /// At most this many deliveries in one `send`.
+    var batchLimit: Int { get }
+    /// Sends `rows` in order and answers one result for each, in the same order.
+    func send(_ rows: [DeliveryRow]) -> [AttemptResult]
+}
