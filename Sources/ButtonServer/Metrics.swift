@@ -1,4 +1,5 @@
 import ThreadSupport
+import ButtonStore
 import Buttons
 import FoundationEssentials
 import Glibc
@@ -48,7 +49,7 @@ final class Metrics: CommitObserver {
         }
     }
 
-    func committed(_ events: [ControlEvent], answers: Int) {
+    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
         self.events(events.map(\.type.rawValue))
         commit(calls: answers)
     }

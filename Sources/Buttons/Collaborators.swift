@@ -28,6 +28,7 @@ package protocol DeliveryRules: Sendable {
 
 /// Told of every committed batch (the server's metrics).
 package protocol CommitObserver: Sendable {
-    /// `events` were committed in one transaction, answering `answers` requests.
-    func committed(_ events: [ControlEvent], answers: Int)
+    /// `events` were committed in one transaction, with the buttons' new `states`,
+    /// answering `answers` requests.
+    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int)
 }

@@ -204,7 +204,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         answering {
             for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
         }
-        observer.committed(batch.events, answers: batch.answers.count)
+        observer.committed(batch.events, states: batch.states, answers: batch.answers.count)
     }
 
     /// Re-arms the slot's timer at its next deadline, mapped to the server clock.

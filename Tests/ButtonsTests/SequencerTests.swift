@@ -25,7 +25,7 @@ struct SequencerTests {
 
     final class Commits: CommitObserver {
         let batches = Mutex<[[Int64]]>([])
-        func committed(_ events: [ControlEvent], answers: Int) {
+        func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
             batches.withLock { $0.append(events.map(\.seq)) }
         }
     }
