@@ -2,10 +2,10 @@
 # Both install what a fresh Debian machine with the Swift toolchain is missing.
 
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev
+APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev mosquitto mosquitto-clients
 RELEASE_BIN := .build/release/buttond
 
-.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-container bench clean
+.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-mqtt test-container bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -24,8 +24,8 @@ run: release
 	$(RELEASE_BIN) serve --data-dir ./data --public-dir ./public
 
 # Every test: unit and live-server (Swift Testing), browser (Chromium), hostile input
-# (schemathesis and friends), and the container build.
-test: test-swift test-fuzz test-browser test-hostile test-container
+# (schemathesis and friends), MQTT (a real mosquitto broker), and the container build.
+test: test-swift test-fuzz test-browser test-hostile test-mqtt test-container
 
 test-swift: deps
 	$(SWIFT) build --build-tests
@@ -41,6 +41,9 @@ test-browser: release
 
 test-hostile: release
 	@if [ -f tests/hostile/run.sh ]; then BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/hostile/run.sh; fi
+
+test-mqtt: release
+	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/mqtt/run.sh
 
 test-container:
 	bash tests/container/run.sh

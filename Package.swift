@@ -26,6 +26,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(name: "JSON", swiftSettings: strict),
         .target(
             name: "MicroHTTP",
@@ -45,6 +46,7 @@ let package = Package(
             dependencies: ["ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
             swiftSettings: strict
         ),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "Buttons",
             dependencies: ["ButtonEngine", "ButtonStore", "JSON", "ThreadSupport"],
@@ -52,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "ThreadSupport"],
+            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "ThreadSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -70,6 +72,7 @@ let package = Package(
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
         .testTarget(

@@ -23,8 +23,11 @@ struct Auth: Sendable {
         "/api/v1/input", "/api/v1/sheets/{id}/open", "/api/v1/sheets/{id}/choose", "/api/v1/sheets/{id}/cancel",
     ]
 
+    /// Reads only the admin token may make: they tell of the deployment, not the buttons.
+    static let adminReads: Set<String> = ["/api/v1/mqtt"]
+
     static func needed(method: String, pattern: String) -> Access {
-        method == "GET" || pressRoutes.contains(pattern) ? .press : .admin
+        (method == "GET" && !adminReads.contains(pattern)) || pressRoutes.contains(pattern) ? .press : .admin
     }
 
     /// Constant-time comparison: the time taken does not depend on where the strings differ.

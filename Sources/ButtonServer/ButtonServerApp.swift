@@ -22,6 +22,8 @@ public final class ButtonServerApp: Sendable {
     let dispatcher: Dispatcher
     let streams: StreamHub
     let metrics = Metrics()
+    /// On the broker, with `--mqtt-url`.
+    let mqtt: MQTTBridge?
     /// Where webhooks may go: checked at registration (literal hosts) and on every connection.
     let destinations: Locked<DestinationRules>
     private let server: HTTPServer
@@ -64,6 +66,7 @@ public final class ButtonServerApp: Sendable {
                 })
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
+                everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
                 label: { source in
                     switch source {
                     case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.label } }
@@ -77,9 +80,18 @@ public final class ButtonServerApp: Sendable {
             throw StartError(description: "cannot open the data directory: \(error.description)")
         }
         publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
+        if options.mqttURL != nil {
+            do {
+                mqtt = try MQTTBridge(options: options, registry: registry, dispatcher: dispatcher, logger: logger)
+            } catch {
+                throw StartError(description: "--mqtt-url: \(error.description)")
+            }
+        } else {
+            mqtt = nil
+        }
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
-            observer: metrics, clock: .system, maxQueue: options.maxQueue, answering: { withConnectionsLocked($0) })
+            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue, answering: { withConnectionsLocked($0) })
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
             try dispatcher.load()
@@ -103,7 +115,7 @@ public final class ButtonServerApp: Sendable {
         }
         let api = API(
             options: options, auth: auth, registry: registry, sequencer: sequencer, log: log, publisher: publisher,
-            handlers: handlers, dispatcher: dispatcher, destinations: destinations, streams: streams, metrics: metrics)
+            handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, streams: streams, metrics: metrics)
         let logger = self.logger
         let metrics = self.metrics
         let router = api.makeRouter()
@@ -137,6 +149,7 @@ public final class ButtonServerApp: Sendable {
             return rules
         }
         dispatcher.start(rules: rules)
+        mqtt?.start(sequencer: sequencer, retryScale: options.retryScale)
         logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
     }
 
@@ -149,6 +162,7 @@ public final class ButtonServerApp: Sendable {
         sequencer.stop()
         publisher.stop()
         dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
+        mqtt?.stop()
         store.close()
     }
 }
@@ -164,6 +178,7 @@ struct API: Sendable {
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
     let destinations: Locked<DestinationRules>
+    let mqtt: MQTTBridge?
     let streams: StreamHub
     let metrics: Metrics
 
@@ -172,10 +187,14 @@ struct API: Sendable {
         router.get("/healthz") { _ in .text("ok") }
         let openAPI = Array(OpenAPIDocument.json.utf8)
         router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }
+        let mqtt = self.mqtt
+        router.get("/api/v1/mqtt") { _ in .json(mqtt?.status ?? ["enabled": false]) }
         let (metrics, dispatcher, streams, registry) = (self.metrics, self.dispatcher, self.streams, self.registry)
         router.get("/metrics") { _ in
             var response = Response.text(
-                metrics.render(outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count, buttons: registry.buttonCount))
+                metrics.render(
+                    outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count,
+                    buttons: registry.buttonCount, mqtt: mqtt?.metrics))
             response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]
             return response
         }

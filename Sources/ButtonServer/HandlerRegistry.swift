@@ -54,12 +54,15 @@ final class HandlerRegistry: DeliveryRules {
     /// A button's or sheet's label, for deliveries whose templates use `{label}`.
     private let label: @Sendable (ControlEvent.Source) -> String?
     private let ids: DeliveryIDs
+    /// A handler id of the server's own that every event goes to (`mqtt`), if any.
+    private let everyEventTo: String?
     static let maxPerOwner = 32
 
     init(
-        store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher,
+        store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher, everyEventTo: String? = nil,
         label: @escaping @Sendable (ControlEvent.Source) -> String?
     ) throws(StoreError) {
+        self.everyEventTo = everyEventTo
         self.store = store
         self.scriptsDir = scriptsDir
         self.dispatcher = dispatcher
@@ -187,6 +190,9 @@ final class HandlerRegistry: DeliveryRules {
         tables.withLock { t in
             var rows: [DeliveryRow] = []
             for event in events {
+                if let target = everyEventTo {
+                    rows.append(delivery(of: event, to: target, now: now))
+                }
                 guard let ids = t.byOwner[Handler.Owner(event.source)] else { continue }
                 for id in ids {
                     guard let entry = t.byID[id], entry.definition.matches(event) else { continue }
@@ -212,7 +218,15 @@ final class HandlerRegistry: DeliveryRules {
 
     /// Every delivery is made here: the event's facts, typed, and the body a template shapes.
     private func delivery(of event: ControlEvent, to entry: Entry, now: Int64) -> DeliveryRow {
-        let definition = entry.definition
+        var row = delivery(of: event, to: entry.definition.id, now: now)
+        if entry.usesLabel { row.event.label = label(event.source) }
+        if let template = entry.template {
+            row.body = template.render(Placeholders(row.event), event: (try? JSONParser.parse(event.json)) ?? .null)
+        }
+        return row
+    }
+
+    private func delivery(of event: ControlEvent, to handler: String, now: Int64) -> DeliveryRow {
         var facts = DeliveryEvent(
             seq: event.seq, id: event.id, type: event.type.rawValue, t: event.t, face: event.data.face.map { Int($0) },
             option: event.data.option, json: event.json)
@@ -220,16 +234,8 @@ final class HandlerRegistry: DeliveryRules {
         case .button(let id): facts.button = id
         case .sheet(let id): facts.sheet = id
         }
-        var body: [UInt8]?
-        if entry.usesLabel || entry.template != nil {
-            if entry.usesLabel { facts.label = label(event.source) }
-            if let template = entry.template {
-                body = template.render(Placeholders(facts), event: (try? JSONParser.parse(event.json)) ?? .null)
-            }
-        }
         let micros = Int64(max(0, Timestamp.preciseNow() * 1000))
-        return DeliveryRow(
-            id: ids.next(nowMicros: micros), handler: definition.id, nextAttemptAt: now, createdAt: now, event: facts, body: body)
+        return DeliveryRow(id: ids.next(nowMicros: micros), handler: handler, nextAttemptAt: now, createdAt: now, event: facts)
     }
 
     func disable(_ id: String) {

@@ -105,7 +105,7 @@ final class Metrics: CommitObserver {
         text += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
     }
 
-    func render(outboxDepth: Int, droppedDeliveries: Int, openStreams: Int, buttons: Int) -> String {
+    func render(outboxDepth: Int, droppedDeliveries: Int, openStreams: Int, buttons: Int, mqtt: MQTTMetrics? = nil) -> String {
         let s = state.withLock { $0 }
         var text = ""
         text += "# HELP buttond_http_requests_total HTTP requests by route, method and status.\n# TYPE buttond_http_requests_total counter\n"
@@ -137,8 +137,37 @@ final class Metrics: CommitObserver {
             + "# TYPE buttond_deliveries_dropped_total counter\nbuttond_deliveries_dropped_total \(droppedDeliveries)\n"
         text += "# HELP buttond_sse_streams Open event streams.\n# TYPE buttond_sse_streams gauge\nbuttond_sse_streams \(openStreams)\n"
         text += "# HELP buttond_buttons Buttons registered.\n# TYPE buttond_buttons gauge\nbuttond_buttons \(buttons)\n"
+        if let mqtt {
+            text += "# HELP buttond_mqtt_connected Whether the MQTT broker is connected (1) or not (0).\n# TYPE buttond_mqtt_connected gauge\n"
+            text += "buttond_mqtt_connected \(mqtt.connected ? 1 : 0)\n"
+            text += "# HELP buttond_mqtt_published_total Messages published to the broker.\n# TYPE buttond_mqtt_published_total counter\n"
+            text += "buttond_mqtt_published_total \(mqtt.published)\n"
+            text += "# HELP buttond_mqtt_acknowledged_total QoS 1 publishes the broker acknowledged.\n"
+                + "# TYPE buttond_mqtt_acknowledged_total counter\nbuttond_mqtt_acknowledged_total \(mqtt.acknowledged)\n"
+            text += "# HELP buttond_mqtt_reconnects_total Connections to the broker after the first.\n"
+                + "# TYPE buttond_mqtt_reconnects_total counter\nbuttond_mqtt_reconnects_total \(mqtt.reconnects)\n"
+        }
         text += "# HELP buttond_process_start_time_seconds When the process started (Unix time).\n# TYPE buttond_process_start_time_seconds gauge\n"
         text += "buttond_process_start_time_seconds \(startTime)\n"
         return text
+    }
+}
+
+/// What `/metrics` tells of the broker connection.
+struct MQTTMetrics {
+    var connected: Bool
+    var published: Int
+    var acknowledged: Int
+    var reconnects: Int
+}
+
+/// Tells each of several observers of every committed batch.
+struct CommitObservers: CommitObserver {
+    let observers: [any CommitObserver]
+
+    init(_ observers: [any CommitObserver]) { self.observers = observers }
+
+    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
+        for observer in observers { observer.committed(events, states: states, answers: answers) }
     }
 }

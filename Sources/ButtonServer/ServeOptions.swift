@@ -23,6 +23,17 @@ public struct ServeOptions: Sendable {
     public var deliveryRetention = 100_000
     /// Webhooks may not go to loopback or private addresses either.
     public var webhookDenyPrivate = false
+    /// `mqtt://[user[:pass]@]host[:port]` or `mqtts://…`: publish to, and take commands from, a broker.
+    public var mqttURL: String?
+    public var mqttCA: String?
+    /// Instead of one in the URL (`BUTTOND_MQTT_PASSWORD` keeps it out of `ps`).
+    public var mqttPassword: String?
+    public var mqttPrefix = "buttond"
+    /// Names this buttond in MQTT topics and client id (default: the host name).
+    public var instance: String?
+    public var mqttCommands = false
+    public var haDiscovery = true
+    public var haDiscoveryPrefix = "homeassistant"
     public var deliveryConcurrency = 16
     public var shutdownGraceSeconds = 10.0
     /// Multiplies the retry schedule; only tests change it.
@@ -44,6 +55,16 @@ public struct ServeOptions: Sendable {
         var isSwitch = false
         var apply: @Sendable (inout ServeOptions, String) throws(UsageError) -> Void
         var env: String { "BUTTOND_" + flag.uppercased().replacing("-", with: "_") }
+    }
+
+    /// A value that goes into MQTT topics: no `/`, `+`, `#`, control characters or spaces.
+    static func topicLevel(_ flag: String, _ text: String) throws(UsageError) -> String {
+        let bad = text.isEmpty || text.utf8.count > 64
+            || text.unicodeScalars.contains { "/+#".unicodeScalars.contains($0) || $0.value < 0x21 || $0.value == 0x7F }
+        if bad {
+            throw UsageError(description: "--\(flag) must be 1-64 characters with no '/', '+', '#', spaces or control characters")
+        }
+        return text
     }
 
     static func bool(_ flag: String, _ text: String) throws(UsageError) -> Bool {
@@ -92,6 +113,26 @@ public struct ServeOptions: Sendable {
         },
         Setting(flag: "webhook-deny-private", help: "webhooks may not go to loopback or private addresses either", isSwitch: true) {
             o, v throws(UsageError) in o.webhookDenyPrivate = try bool("webhook-deny-private", v)
+        },
+        Setting(flag: "mqtt-url", help: "mqtt://[user:pass@]host:port (or mqtts://): publish events and state to a broker") {
+            o, v in o.mqttURL = v
+        },
+        Setting(flag: "mqtt-password", help: "the broker password, if not in the URL") { o, v in o.mqttPassword = v },
+        Setting(flag: "mqtt-ca", help: "CA certificate file for mqtts:// (default: the system's)") { o, v in o.mqttCA = v },
+        Setting(flag: "mqtt-prefix", help: "MQTT topic prefix (default buttond)") { o, v throws(UsageError) in
+            o.mqttPrefix = try topicLevel("mqtt-prefix", v)
+        },
+        Setting(flag: "instance", help: "this buttond's name in MQTT topics (default the host name)") { o, v throws(UsageError) in
+            o.instance = try topicLevel("instance", v)
+        },
+        Setting(flag: "mqtt-commands", help: "accept commands on <prefix>/<instance>/button/<id>/set", isSwitch: true) {
+            o, v throws(UsageError) in o.mqttCommands = try bool("mqtt-commands", v)
+        },
+        Setting(flag: "ha-discovery-prefix", help: "Home Assistant discovery prefix (default homeassistant)") {
+            o, v throws(UsageError) in o.haDiscoveryPrefix = try topicLevel("ha-discovery-prefix", v)
+        },
+        Setting(flag: "no-ha-discovery", help: "do not publish Home Assistant discovery", isSwitch: true) {
+            o, v throws(UsageError) in o.haDiscovery = !(try bool("no-ha-discovery", v))
         },
         Setting(flag: "delivery-concurrency", help: "deliveries sent at once (default 16)") { o, v throws(UsageError) in
             o.deliveryConcurrency = try int("delivery-concurrency", v, 1...1024)

@@ -15,8 +15,26 @@ package final class Registry: Sendable {
 
     private let buttons = Locked(Table<ButtonSlot>())
     private let sheets = Locked(Table<SheetSlot>())
+    private let observers = Locked<[@Sendable (RegistryChange) -> Void]>([])
     package let store: ButtonStore
     package let maxButtons: Int
+
+    /// What changed in the registry, once it is stored.
+    package enum RegistryChange: Sendable {
+        case button(ButtonDefinition)
+        case buttonDeleted(String)
+        case sheet(SheetDefinition)
+        case sheetDeleted(String)
+    }
+
+    /// Calls `observer` after every stored change (MQTT discovery follows the registry).
+    package func onChange(_ observer: @escaping @Sendable (RegistryChange) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    private func changed(_ change: RegistryChange) {
+        for observer in observers.withLock({ $0 }) { observer(change) }
+    }
 
     package init(store: ButtonStore, maxButtons: Int) {
         self.store = store
@@ -72,6 +90,7 @@ package final class Registry: Sendable {
             removeButtonFromMemory(slot.id)
             throw Self.storageError(error)
         }
+        changed(.button(definition))
         return slot
     }
 
@@ -81,6 +100,7 @@ package final class Registry: Sendable {
         } catch {
             throw Self.storageError(error)
         }
+        changed(.button(definition))
     }
 
     private func removeButtonFromMemory(_ id: String) {
@@ -97,6 +117,7 @@ package final class Registry: Sendable {
             slot.removed = true
         }
         removeButtonFromMemory(id)
+        changed(.buttonDeleted(id))
     }
 
     // MARK: Sheets
@@ -135,6 +156,7 @@ package final class Registry: Sendable {
         } catch {
             throw Self.storageError(error)
         }
+        changed(.sheet(definition))
     }
 
     private func removeSheetFromMemory(_ id: String) {
@@ -151,11 +173,26 @@ package final class Registry: Sendable {
             slot.removed = true
         }
         removeSheetFromMemory(id)
+        changed(.sheetDeleted(id))
     }
 
     /// Makes memory hold exactly these definitions (after the store committed the same set):
     /// buttons that stay keep their live state, the others are removed.
     package func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
+        let goneButtons = buttons.withLock { table in
+            let kept = Set(newButtons.map(\.id))
+            return table.order.filter { !kept.contains($0) }
+        }
+        let goneSheets = sheets.withLock { table in
+            let kept = Set(newSheets.map(\.id))
+            return table.order.filter { !kept.contains($0) }
+        }
+        defer {
+            for id in goneButtons { changed(.buttonDeleted(id)) }
+            for id in goneSheets { changed(.sheetDeleted(id)) }
+            for definition in newButtons { changed(.button(definition)) }
+            for definition in newSheets { changed(.sheet(definition)) }
+        }
         buttons.withLock { table in
             var next = Table<ButtonSlot>()
             for definition in newButtons {

@@ -111,6 +111,11 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         }
     }
 
+    /// Unfinished deliveries of one handler id.
+    public func pending(_ id: String) -> Int {
+        condition.locked { state.queues[id]?.count ?? 0 }
+    }
+
     /// Makes every pending delivery of `id` due now (a broker that is back).
     public func retryNow(_ id: String) {
         let now = Self.now()

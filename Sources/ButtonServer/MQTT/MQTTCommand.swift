@@ -1,0 +1,75 @@
+import ButtonEngine
+import Buttons
+import JSON
+import MicroHTTP
+
+/// A command published to `<base>/button/<id>/set` or `<base>/sheet/<id>/set` (SPEC §9), as
+/// the sequencer command the HTTP API would make of it: the same validation, the same order.
+enum MQTTCommand {
+    static func parse(topic: String, payload: [UInt8], base: String, registry: Registry) throws(ButtonsError) -> Command {
+        let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard topic.hasPrefix(base + "/"), levels.count == 3, levels[2] == "set", !levels[1].isEmpty else {
+            throw ButtonsError.invalid("topic", "commands go to \(base)/button/<id>/set or \(base)/sheet/<id>/set")
+        }
+        let id = String(levels[1])
+        let text = String(decoding: payload, as: UTF8.self).trimmed()
+        let json: JSONValue?
+        if text.hasPrefix("{") {
+            do { json = try JSONParser.parse(Array(text.utf8)) } catch { throw ButtonsError.badRequest("the payload is not valid JSON: \(error)") }
+        } else {
+            json = nil
+        }
+        switch levels[0] {
+        case "button": return try button(id, word: json == nil ? text : nil, json: json, registry: registry)
+        case "sheet": return try sheet(id, word: json == nil ? text : nil, json: json, registry: registry)
+        default: throw ButtonsError.invalid("topic", "commands go to \(base)/button/<id>/set or \(base)/sheet/<id>/set")
+        }
+    }
+
+    private static func button(_ id: String, word: String?, json: JSONValue?, registry: Registry) throws(ButtonsError) -> Command {
+        _ = try registry.button(id)
+        if let word {
+            switch word {
+            case "press": return .press(button: id, down: Input(.down), holdMs: 0)
+            case "down": return .input(button: id, Input(.down))
+            case "up": return .input(button: id, Input(.up))
+            case "cancel": return .input(button: id, Input(.cancel))
+            default: throw ButtonsError.invalid("payload", "a button command is press, down, up, cancel or a JSON object")
+            }
+        }
+        var fields = try Fields(json ?? .object([:]))
+        if let face = try fields.int("face", in: 0...1_000) {
+            try fields.finish()
+            return .face(button: id, face: Int(face))
+        }
+        if fields.has("status") || fields.has("color") {
+            throw ButtonsError.invalid("status", "status and color are not settable yet")
+        }
+        guard let kind = try fields.choice("type", InputKind.self) else {
+            throw ButtonsError.invalid("type", "a JSON command has type (down, move, up, cancel) or face")
+        }
+        let input = try API.input(kind, &fields)
+        try fields.finish()
+        return .input(button: id, input)
+    }
+
+    private static func sheet(_ id: String, word: String?, json: JSONValue?, registry: Registry) throws(ButtonsError) -> Command {
+        let slot = try registry.sheet(id)
+        if let word {
+            switch word {
+            case "open": return .sheet(id, .open, t: nil)
+            case "cancel": return .sheet(id, .cancel, t: nil)
+            default: throw ButtonsError.invalid("payload", "a sheet command is open, cancel or {\"option\": …}")
+            }
+        }
+        var fields = try Fields(json ?? .object([:]))
+        guard let option = try fields.string("option", maxLength: 128) else {
+            throw ButtonsError.invalid("option", "a JSON sheet command has option (an option's id or label)")
+        }
+        try fields.finish()
+        // Home Assistant's select sends the label; the API takes the id.
+        let options = slot.locked { slot.definition.options }
+        let chosen = options.first { $0.id == option } ?? options.first { $0.label == option }
+        return .sheet(id, .choose(.string(chosen?.id ?? option)), t: nil)
+    }
+}

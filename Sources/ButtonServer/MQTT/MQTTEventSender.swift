@@ -1,0 +1,51 @@
+import ButtonEngine
+import ButtonStore
+import Delivery
+import MQTT
+
+/// Publishes committed events (deliveries of the reserved handler `mqtt`) to
+/// `<base>/button/<id>/event` (sheets: `…/sheet/<id>/event`), QoS 1, in order, and a gesture's
+/// `{"event_type": …}` to `<base>/button/<id>/gesture` for Home Assistant's event entity. A
+/// delivery is done when the broker acknowledged it; with the broker away it waits, in order.
+struct MQTTEventSender: DeliverySender {
+    /// The handler id of the MQTT deliveries.
+    static let handlerID = "mqtt"
+
+    let client: MQTTClient
+    let base: String
+    let kind = "mqtt"
+    let batchLimit = 256
+    /// Seconds to wait for the broker's acknowledgement.
+    var timeout = 5.0
+
+    func send(_ rows: [DeliveryRow]) -> [AttemptResult] {
+        var results: [AttemptResult] = []
+        results.reserveCapacity(rows.count)
+        for row in rows {
+            // After one failure the rest of the run waits too: order is kept.
+            if let failed = results.last, failed.outcome != .ok {
+                results.append(failed)
+                continue
+            }
+            let event = row.event
+            let source = event.button.map { "button/\($0)" } ?? "sheet/\(event.sheet ?? "")"
+            let message = MQTTClient.Message(topic: "\(base)/\(source)/event", payload: event.json, qos: 1, retain: false)
+            results.append(Self.result(client.publish(message, timeout: timeout)))
+            if results.last?.outcome == .ok, let button = event.button, let type = EventType(rawValue: event.type),
+                let gesture = HomeAssistantDiscovery.gesture(type)
+            {
+                client.send(MQTTClient.Message(topic: "\(base)/button/\(button)/gesture", payload: gesture, qos: 1, retain: false))
+            }
+        }
+        return results
+    }
+
+    static func result(_ published: MQTTClient.PublishResult) -> AttemptResult {
+        switch published {
+        case .acknowledged: AttemptResult(outcome: .ok)
+        case .notConnected: AttemptResult(outcome: .connect, output: "the broker is not connected")
+        case .timedOut: AttemptResult(outcome: .timeout, output: "the broker did not acknowledge in time")
+        case .failed(let message): AttemptResult(outcome: .connect, output: message)
+        }
+    }
+}

@@ -1,0 +1,194 @@
+"""buttond on a real mosquitto broker (SPEC §9): events, state, availability, Home Assistant
+discovery and commands, and nothing lost when the broker or buttond goes away."""
+from __future__ import annotations
+
+import json
+import time
+
+BASE = "buttond/lab"
+
+
+def events_of(recorder, button: str) -> list[dict]:
+    return recorder.json_on(f"{BASE}/button/{button}/event")
+
+
+def history(server, button: str) -> list[dict]:
+    status, body = server.call("GET", f"/api/v1/events?button={button}&limit=1000")
+    assert status == 200, body
+    return body["events"]
+
+
+def test_every_gesture_arrives_on_its_topic_as_the_event_json(server, recorder):
+    rec = recorder(f"{BASE}/button/+/event", f"{BASE}/button/+/gesture")
+    s = server()
+    assert s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 2, "longPressMs": 300})[0] == 201
+    assert s.call("POST", "/api/v1/buttons/door/press", {})[0] == 200
+    time.sleep(0.6)  # the tap series ends: single-tap
+    assert s.call("POST", "/api/v1/buttons/door/press", {"holdMs": 500})[0] == 200
+    time.sleep(0.6)
+    assert s.call("POST", "/api/v1/buttons/door/press", {})[0] == 200
+    assert s.call("POST", "/api/v1/buttons/door/press", {})[0] == 200
+    expected = ["single-tap", "long-press", "long-press-end", "double-tap"]
+    rec.wait(lambda m: [e["type"] for e in events_of(rec, "door") if e["type"] in expected] == expected)
+    got = events_of(rec, "door")
+    # Byte for byte what the HTTP history holds, in seq order, every one of them.
+    assert got == history(s, "door")
+    assert [e["seq"] for e in got] == sorted(e["seq"] for e in got)
+    rec.wait(lambda m: len(rec.json_on(f"{BASE}/button/door/gesture")) == 4)
+    assert [g["event_type"] for g in rec.json_on(f"{BASE}/button/door/gesture")] == expected
+
+
+def test_state_and_availability_are_retained(server, recorder, broker):
+    s = server()
+    assert s.call("POST", "/api/v1/buttons", {"id": "lamp", "kind": "toggle"})[0] == 201
+    assert s.call("POST", "/api/v1/buttons/lamp/press", {})[0] == 200
+    late = recorder(f"{BASE}/status", f"{BASE}/button/lamp/state")  # subscribes after: gets the retained ones
+    late.wait(lambda m: late.on(f"{BASE}/status") == [b"online"] and late.json_on(f"{BASE}/button/lamp/state"))
+    state = late.json_on(f"{BASE}/button/lamp/state")[-1]
+    assert state["face"] == 1 and state["held"] is False and set(state) == {"held", "face", "status", "color"}
+    s.stop()
+    late.wait(lambda m: late.on(f"{BASE}/status")[-1:] == [b"offline"])
+    status, body = 0, None
+
+
+def test_discovery_has_what_home_assistant_requires(server, recorder):
+    rec = recorder("homeassistant/#")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "door", "label": "Front door", "maxTaps": 3})
+    s.call("POST", "/api/v1/buttons", {"id": "lamp", "kind": "toggle"})
+    s.call("POST", "/api/v1/sheets", {"id": "scene", "title": "Scene",
+                                      "options": [{"id": "day", "label": "Daylight"}, {"id": "night", "label": "Night"}]})
+    rec.wait(lambda m: any(t.startswith("homeassistant/select/") for t, _, _ in m)
+             and any(t.startswith("homeassistant/switch/") for t, _, _ in m))
+    configs = {t: json.loads(p) for t, p, _ in rec.messages if p}
+    triggers = {c["type"]: c for t, c in configs.items()
+                if t.startswith("homeassistant/device_automation/") and c["device"]["identifiers"] == ["buttond_lab_door"]}
+    assert set(triggers) == {"button_short_press", "button_double_press", "button_triple_press",
+                             "button_long_press", "button_long_release"}
+    for type_, c in triggers.items():
+        assert c["automation_type"] == "trigger"
+        assert c["topic"] == f"{BASE}/button/door/event"
+        assert c["subtype"] == "button_1"
+        assert c["device"]["name"] == "Front door"
+        assert c["value_template"] == "{{ value_json.type }}"
+    assert triggers["button_triple_press"]["payload"] == "triple-tap"
+    assert triggers["button_long_release"]["payload"] == "long-press-end"
+    event = configs["homeassistant/event/buttond_lab/door/config"]
+    assert event["state_topic"] == f"{BASE}/button/door/gesture"
+    assert event["unique_id"] and event["device_class"] == "button"
+    assert event["event_types"] == ["single-tap", "double-tap", "triple-tap", "long-press", "long-press-end"]
+    switch = configs["homeassistant/switch/buttond_lab/lamp/config"]
+    assert switch["command_topic"] == f"{BASE}/button/lamp/set"
+    assert switch["state_topic"] == f"{BASE}/button/lamp/state" and switch["unique_id"]
+    select = configs["homeassistant/select/buttond_lab/scene/config"]
+    assert select["command_topic"] == f"{BASE}/sheet/scene/set"
+    assert select["options"] == ["Daylight", "Night"] and select["unique_id"]
+    # maxTaps lowered: the triple-press trigger is cleared (an empty retained payload).
+    assert s.call("PATCH", "/api/v1/buttons/door", {"maxTaps": 2})[0] == 200
+    triple = "homeassistant/device_automation/buttond_lab/door_button_triple_press/config"
+    rec.wait(lambda m: rec.on(triple)[-1:] == [b""])
+
+
+def test_a_deleted_button_clears_its_discovery_and_ha_online_republishes(server, recorder):
+    rec = recorder("homeassistant/#")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "bell", "maxTaps": 1})
+    s.call("POST", "/api/v1/buttons", {"id": "stays", "maxTaps": 1})
+    event = "homeassistant/event/buttond_lab/bell/config"
+    rec.wait(lambda m: rec.on(event) and rec.on(event)[-1] != b"")
+    bell_topics = {t for t, p, _ in rec.messages if "/bell" in t and p}
+    assert s.call("DELETE", "/api/v1/buttons/bell")[0] == 204
+    rec.wait(lambda m: all(rec.on(t)[-1:] == [b""] for t in bell_topics))
+    before = len(rec.on("homeassistant/event/buttond_lab/stays/config"))
+    rec.publish("homeassistant/status", "online")
+    rec.wait(lambda m: len(rec.on("homeassistant/event/buttond_lab/stays/config")) > before)
+    assert rec.on(event)[-1] == b""  # a deleted button stays deleted
+
+
+def test_events_published_while_the_broker_is_down_arrive_in_order(server, recorder, broker):
+    rec = recorder(f"{BASE}/button/+/event")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1})
+    s.call("POST", "/api/v1/buttons/door/press", {})
+    rec.wait(lambda m: len(events_of(rec, "door")) >= 4)
+    broker.stop()
+    for _ in range(5):
+        assert s.call("POST", "/api/v1/buttons/door/press", {})[0] == 200  # input never waits for the broker
+    assert s.call("GET", "/healthz")[0] == 200
+    status, body = s.call("GET", "/api/v1/mqtt")
+    assert body["connection"] != "connected"
+    time.sleep(1)
+    broker.start()
+    want = history(s, "door")
+    assert len(want) == 24
+    rec.wait(lambda m: [e["seq"] for e in events_of(rec, "door")][-20:] == [e["seq"] for e in want][-20:], timeout=30)
+    seqs = [e["seq"] for e in events_of(rec, "door")]
+    assert sorted(set(seqs)) == [e["seq"] for e in want]  # none lost
+    assert seqs == sorted(seqs)  # in order
+
+
+def test_events_unpublished_at_a_kill_are_published_after_the_restart(server, recorder, broker, workdir):
+    rec = recorder(f"{BASE}/button/+/event")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1})
+    broker.stop()
+    for _ in range(3):
+        assert s.call("POST", "/api/v1/buttons/door/press", {})[0] == 200
+    want = [e["seq"] for e in history(s, "door")]
+    s.kill()
+    broker.start()
+    again = server(data_dir=workdir / "data")
+    rec.wait(lambda m: sorted({e["seq"] for e in events_of(rec, "door")}) == want, timeout=30)
+    seqs = [e["seq"] for e in events_of(rec, "door")]
+    assert seqs == sorted(seqs)
+    assert again.call("GET", "/api/v1/mqtt")[1]["pending"] == 0
+
+
+def test_commands_go_through_the_same_validation_and_order(server, recorder):
+    rec = recorder(f"{BASE}/button/+/event", f"{BASE}/error", f"{BASE}/button/+/state")
+    s = server("--mqtt-commands")
+    s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1})
+    s.call("POST", "/api/v1/buttons", {"id": "lamp", "kind": "toggle"})
+    s.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "day", "label": "Daylight"}]})
+    time.sleep(0.3)
+    rec.publish(f"{BASE}/button/door/set", "press")
+    rec.wait(lambda m: "single-tap" in [e["type"] for e in events_of(rec, "door")])
+    assert [e["type"] for e in history(s, "door")] == ["touch-down", "touch-up-inside", "tap", "single-tap"]
+    rec.publish(f"{BASE}/button/lamp/set", json.dumps({"face": 1}))
+    rec.wait(lambda m: any(st["face"] == 1 for st in rec.json_on(f"{BASE}/button/lamp/state")))
+    rec.publish(f"{BASE}/sheet/scene/set", "open")
+    rec.publish(f"{BASE}/sheet/scene/set", "Daylight")  # not JSON and not a word: refused
+    rec.publish(f"{BASE}/sheet/scene/set", json.dumps({"option": "Daylight"}))  # Home Assistant's select sends labels
+    rec.publish(f"{BASE}/button/door/set", json.dumps({"type": "up"}))  # not down: 409
+    rec.publish(f"{BASE}/button/ghost/set", "press")
+    rec.wait(lambda m: len(rec.json_on(f"{BASE}/error")) >= 3)
+    errors = {e["topic"]: e for e in rec.json_on(f"{BASE}/error")}
+    assert errors[f"{BASE}/button/ghost/set"]["error"]["code"] == "not_found"
+    assert errors[f"{BASE}/button/door/set"]["status"] == 409
+    assert errors[f"{BASE}/sheet/scene/set"]["status"] == 422
+    status, body = s.call("GET", "/api/v1/events?sheet=scene")
+    assert [e["type"] for e in body["events"]] == ["sheet-open", "select"]
+    assert body["events"][1]["data"]["option"] == "day"
+
+
+def test_commands_are_ignored_without_the_switch(server, recorder):
+    rec = recorder(f"{BASE}/error")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "door"})
+    rec.publish(f"{BASE}/button/door/set", "press")
+    time.sleep(1)
+    assert history(s, "door") == []
+
+
+def test_status_endpoint_and_metrics(server, broker):
+    s = server()
+    status, body = s.call("GET", "/api/v1/mqtt")
+    assert status == 200
+    deadline = time.monotonic() + 10
+    while body["connection"] != "connected" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        body = s.call("GET", "/api/v1/mqtt")[1]
+    assert body["connection"] == "connected" and body["instance"] == "lab" and body["topics"] == BASE
+    with __import__("urllib.request").request.urlopen(s.base + "/metrics") as r:
+        text = r.read().decode()
+    assert "buttond_mqtt_connected 1" in text
