@@ -2120,6 +2120,34 @@ enum OpenAPIDocument {
               }
             }
           }
+        },
+        "/api/v1/mqtt": {
+          "get": {
+            "operationId": "getMQTT",
+            "summary": "The MQTT broker connection (admin token)",
+            "tags": [
+              "server"
+            ],
+            "description": "Whether buttond is connected to its broker (`--mqtt-url`), the last error, and counts. `{\"enabled\": false}` without MQTT. The broker is not buttond's health: `/healthz` stays `ok` while it is away.",
+            "responses": {
+              "200": {
+                "description": "The connection.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/MQTTStatus"
+                    }
+                  }
+                }
+              },
+              "401": {
+                "$ref": "#/components/responses/Unauthorized"
+              },
+              "403": {
+                "$ref": "#/components/responses/Forbidden"
+              }
+            }
+          }
         }
       },
       "components": {
@@ -5053,6 +5081,62 @@ enum OpenAPIDocument {
                     }
                   ]
                 }
+              }
+            }
+          },
+          "MQTTStatus": {
+            "type": "object",
+            "required": [
+              "enabled"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "enabled": {
+                "type": "boolean"
+              },
+              "url": {
+                "type": "string",
+                "description": "Without its password."
+              },
+              "instance": {
+                "type": "string"
+              },
+              "topics": {
+                "type": "string",
+                "description": "<prefix>/<instance>"
+              },
+              "connection": {
+                "type": "string",
+                "enum": [
+                  "disconnected",
+                  "connecting",
+                  "connected"
+                ]
+              },
+              "lastError": {
+                "type": "string"
+              },
+              "commands": {
+                "type": "boolean"
+              },
+              "discovery": {
+                "type": "boolean"
+              },
+              "published": {
+                "type": "integer"
+              },
+              "acknowledged": {
+                "type": "integer"
+              },
+              "reconnects": {
+                "type": "integer"
+              },
+              "received": {
+                "type": "integer"
+              },
+              "pending": {
+                "type": "integer",
+                "description": "Events not yet acknowledged by the broker."
               }
             }
           }
