@@ -891,17 +891,77 @@ class Bench:
         finally:
             srv.stop()
 
+    # -- scenario 10 -----------------------------------------------------------------------
+
+    def s10(self):
+        log("scenario 10: presses at a steady rate with MQTT on; publish lag")
+        conf = os.path.join(self.work, "mosquitto.conf")
+        broker_port = free_port()
+        with open(conf, "w") as f:
+            f.write(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        broker = spawn([shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", conf],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        # Arrival stamped by the subscriber (%U: Unix time with nanoseconds), then the payload.
+        sub = spawn(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker_port), "-q", "1",
+                     "-t", "buttond/bench/button/+/event", "-F", "%U %p"], stdout=subprocess.PIPE, text=True)
+        arrivals = []
+
+        def read():
+            for line in sub.stdout:
+                stamp, _, payload = line.partition(" ")
+                try:
+                    event = json.loads(payload)
+                    arrivals.append((float(stamp) * 1000, event["t"], event["id"]))
+                except ValueError:
+                    pass
+
+        threading.Thread(target=read, daemon=True).start()
+        srv = Buttond(self, "s10", extra=["--threads", str(self.args.threads), "--mqtt-url",
+                                          f"mqtt://127.0.0.1:{broker_port}", "--instance", "bench", "--no-ha-discovery"])
+        try:
+            self.create_buttons(srv, "b", 64)
+            deadline = time.monotonic() + 10
+            while request(srv.port, "GET", "/api/v1/mqtt")[1].get("connection") != "connected":
+                if time.monotonic() > deadline:
+                    raise RuntimeError("buttond did not connect to the broker")
+                time.sleep(0.1)
+            p = self.paced(srv.port, self.args.paced_rate, self.d)
+            deadline = time.monotonic() + 60
+            while request(srv.port, "GET", "/api/v1/mqtt")[1].get("pending", 1) > 0 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(1)
+            m = metrics(srv.port)
+            emitted = int(sum(v for k, v in m.items() if k.startswith("buttond_control_events_total")))
+        finally:
+            srv.stop()
+            stop(sub)
+            stop(broker)
+        got = len({a[2] for a in arrivals})
+        lags = [arr - t for arr, t, _ in arrivals]
+        med, p99 = (statistics.median(lags) if lags else None), pct(lags, 99)
+        self.raw["s10"] = {"client": p, "emitted": emitted, "arrived": got}
+        self.row("10 press + MQTT", f"publish lag median @ {p['rate']:.0f} presses/s", med, "ms", target="≤ 5 ms",
+                 ok=med is not None and med <= 5)
+        self.row("10 press + MQTT", f"publish lag p99 @ {p['rate']:.0f} presses/s", p99, "ms", target="≤ 50 ms",
+                 ok=p99 is not None and p99 <= 50)
+        self.row("10 press + MQTT", "every event on the broker", f"{got}/{emitted}", "", target="all",
+                 ok=got == emitted and emitted > 0)
+        self.note("10", f"paced presses ({p['sent']} sent, {p['errors']} errors) on 64 buttons, each event published "
+                        f"QoS 1 to a local mosquitto; lag = mosquitto_sub arrival (%U) − event t")
+        log(f"scenario 10: lag median {med} ms, p99 {p99} ms, {got}/{emitted} events")
+
     # -- run -------------------------------------------------------------------------------
 
     def run(self):
-        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789")
+        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10"}
         started = time.time()
         steps = []
-        if self.only & {"1", "2", "7", "8", "9"}:
+        if self.only & {"1", "2", "7", "8", "9"}:  # scenario 10 needs no baseline
             steps.append(self.baseline)
         if self.only & {"1", "7"}:
             steps.append(self.s1_and_s7)
-        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9)):
+        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10)):
             if k in self.only:
                 steps.append(f)
         for f in steps:

@@ -19,23 +19,17 @@ struct MQTTEventSender: DeliverySender {
     var timeout = 5.0
 
     func send(_ rows: [DeliveryRow]) -> [AttemptResult] {
-        var results: [AttemptResult] = []
-        results.reserveCapacity(rows.count)
-        for row in rows {
-            // After one failure the rest of the run waits too: order is kept.
-            if let failed = results.last, failed.outcome != .ok {
-                results.append(failed)
-                continue
-            }
+        let messages = rows.map { row in
             let event = row.event
             let source = event.button.map { "button/\($0)" } ?? "sheet/\(event.sheet ?? "")"
-            let message = MQTTClient.Message(topic: "\(base)/\(source)/event", payload: event.json, qos: 1, retain: false)
-            results.append(Self.result(client.publish(message, timeout: timeout)))
-            if results.last?.outcome == .ok, let button = event.button, let type = EventType(rawValue: event.type),
+            return MQTTClient.Message(topic: "\(base)/\(source)/event", payload: event.json, qos: 1, retain: false)
+        }
+        let results = client.publishAll(messages, timeout: timeout).map(Self.result)
+        for (row, result) in zip(rows, results) where result.outcome == .ok {
+            guard let button = row.event.button, let type = EventType(rawValue: row.event.type),
                 let gesture = HomeAssistantDiscovery.gesture(type)
-            {
-                client.send(MQTTClient.Message(topic: "\(base)/button/\(button)/gesture", payload: gesture, qos: 1, retain: false))
-            }
+            else { continue }
+            client.send(MQTTClient.Message(topic: "\(base)/button/\(button)/gesture", payload: gesture, qos: 1, retain: false))
         }
         return results
     }
