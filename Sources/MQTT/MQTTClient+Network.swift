@@ -3,9 +3,9 @@ import Glibc
 import ThreadSupport
 
 // The network thread and libmosquitto's callbacks. The thread is ours, not
-// `mosquitto_loop_start`'s: libmosquitto's own loop gives up for good after a TLS, protocol or
-// name-resolution error, backs off quadratically and sleeps through a stop; this one retries
-// for ever, waits 1 s doubling to 30 s, and wakes at once for `stop`.
+// `mosquitto_loop_start`'s: libmosquitto's own loop (`mosquitto_loop_forever`) returns for good
+// after a TLS, protocol or authentication error and backs off quadratically (1, 4, 9… s); this
+// one retries for ever, waits 1 s doubling to 30 s, and wakes at once for `stop`.
 
 extension MQTTClient {
     /// Starts the network thread, which connects in the background and reconnects with

@@ -12,7 +12,7 @@ extension MQTTClient {
         /// Unique per broker: a second client with the same id makes the broker drop the first.
         public var clientID: String
         /// How often the broker and the client prove to each other that the link is alive
-        /// (5…65535 seconds); a dead link is noticed after about 1.5 times this.
+        /// (5…65535 seconds); a dead link is noticed within about twice this.
         public var keepAliveSeconds: Int = 30
         /// Published by the broker when the connection is lost without a clean `stop`.
         public var will: Message?

@@ -34,6 +34,13 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
         public var reconnects = 0
         /// Messages received on subscribed topics.
         public var received = 0
+
+        public init(published: Int = 0, acknowledged: Int = 0, reconnects: Int = 0, received: Int = 0) {
+            self.published = published
+            self.acknowledged = acknowledged
+            self.reconnects = reconnects
+            self.received = received
+        }
     }
 
     /// Everything the callers and the network thread share.
@@ -128,7 +135,9 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
         // registration of its message id.
         var mid: Int32 = 0
         let rc = Self.publish(handle, message, qos: min(max(message.qos, 1), 2), mid: &mid)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+        // NO_CONN with a message id: the socket closed just now, and libmosquitto keeps the
+        // message to send after the reconnect, so wait for its acknowledgement as usual.
+        guard rc == MOSQ_ERR_SUCCESS.rawValue || (rc == MOSQ_ERR_NO_CONN.rawValue && mid != 0) else {
             return rc == MOSQ_ERR_NO_CONN.rawValue ? .notConnected : .failed(describe(rc))
         }
         state.counters.published += 1
