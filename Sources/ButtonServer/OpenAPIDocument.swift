@@ -2529,6 +2529,32 @@ enum OpenAPIDocument {
               },
               "state": {
                 "$ref": "#/components/schemas/ButtonState"
+              },
+              "color": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "The key's colour; a toggle's faces keep their own. null clears it."
+              },
+              "size": {
+                "type": "string",
+                "enum": [
+                  "1x1",
+                  "2x1",
+                  "1x2",
+                  "2x2"
+                ],
+                "description": "Grid cells the key takes (default 1x1)."
+              },
+              "status": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 32,
+                "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
               }
             }
           },
@@ -2721,6 +2747,32 @@ enum OpenAPIDocument {
               },
               "state": {
                 "description": "Read-only: accepted (any value) and ignored, so a GET body can be sent back."
+              },
+              "color": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "The key's colour; a toggle's faces keep their own. null clears it."
+              },
+              "size": {
+                "type": "string",
+                "enum": [
+                  "1x1",
+                  "2x1",
+                  "1x2",
+                  "2x2"
+                ],
+                "description": "Grid cells the key takes (default 1x1)."
+              },
+              "status": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 32,
+                "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
               }
             }
           },
@@ -2896,6 +2948,32 @@ enum OpenAPIDocument {
               },
               "state": {
                 "description": "Read-only: accepted (any value) and ignored, so a GET body can be sent back."
+              },
+              "color": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "The key's colour; a toggle's faces keep their own. null clears it."
+              },
+              "size": {
+                "type": "string",
+                "enum": [
+                  "1x1",
+                  "2x1",
+                  "1x2",
+                  "2x2"
+                ],
+                "description": "Grid cells the key takes (default 1x1)."
+              },
+              "status": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 32,
+                "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
               }
             }
           },
@@ -4708,6 +4786,32 @@ enum OpenAPIDocument {
               "group": {
                 "type": "string",
                 "maxLength": 64
+              },
+              "color": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "The key's colour; a toggle's faces keep their own. null clears it."
+              },
+              "size": {
+                "type": "string",
+                "enum": [
+                  "1x1",
+                  "2x1",
+                  "1x2",
+                  "2x2"
+                ],
+                "description": "Grid cells the key takes (default 1x1)."
+              },
+              "status": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 32,
+                "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
               }
             }
           },

@@ -86,8 +86,10 @@ extension API {
             if updated.enabled { dispatcher.wake() }
             return .json(updated.json)
         }
+        let sequencer = self.sequencer
         router.delete("/api/v1/handlers/{hid}") { request in
-            try handlers.delete(request.parameter("hid"))
+            // Between batches: a batch being applied may already have made deliveries for it.
+            try sequencer.exclusive { () throws(ButtonsError) in try handlers.delete(request.parameter("hid")) }
             return .noContent
         }
         router.post("/api/v1/handlers/{hid}/rotate-secret") { request in

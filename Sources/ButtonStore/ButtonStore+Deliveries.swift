@@ -175,13 +175,28 @@ extension ButtonStore {
         }
     }
 
+    /// How many finished deliveries to keep, and how far past that to let the log grow before
+    /// a trim (so trims come in steps, not one row per attempt).
+    public struct Retention: Sendable {
+        public var keep: Int
+        public var slack: Int
+        /// Finished deliveries in the log before this write.
+        public var finishedBefore: Int
+
+        public init(keep: Int, slack: Int, finishedBefore: Int) {
+            self.keep = keep
+            self.slack = slack
+            self.finishedBefore = finishedBefore
+        }
+    }
+
     /// Records attempts and their deliveries' new states in one transaction (an attempt of a
-    /// delivery deleted meanwhile, with its handler, is dropped), then trims the oldest
-    /// `trimming` finished deliveries with their attempts. Returns how many deliveries this
-    /// finished and how many were trimmed.
+    /// delivery deleted meanwhile, with its handler, is dropped), then, past the retention,
+    /// trims the oldest finished deliveries with their attempts. Returns how many deliveries
+    /// this finished and how many were trimmed.
     @discardableResult
-    public func record(_ finished: [FinishedAttempt], trimming: Int = 0) throws(StoreError) -> (finished: Int, trimmed: Int) {
-        guard !finished.isEmpty || trimming > 0 else { return (0, 0) }
+    public func record(_ finished: [FinishedAttempt], retention: Retention? = nil) throws(StoreError) -> (finished: Int, trimmed: Int) {
+        guard !finished.isEmpty || retention != nil else { return (0, 0) }
         return try withConnection { connection throws(StoreError) in
             let update = try connection.statement(
                 "UPDATE deliveries SET status = ?2, attempts = ?3, next_attempt_at = ?4 WHERE id = ?1")
@@ -212,7 +227,10 @@ extension ButtonStore {
                     insert.bind(attempt.output, at: 8)
                     try insert.run()
                 }
-                guard trimming > 0 else { return (finishing, 0) }
+                guard let retention else { return (finishing, 0) }
+                let excess = retention.finishedBefore + finishing - retention.keep
+                guard excess > retention.slack else { return (finishing, 0) }
+                let trimming = excess
                 let oldest = try connection.statement(
                     "SELECT MAX(id) FROM (SELECT id FROM deliveries WHERE status > 0 ORDER BY id LIMIT ?1)")
                 oldest.bind(trimming, at: 1)

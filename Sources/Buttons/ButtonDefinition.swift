@@ -31,6 +31,16 @@ package struct ButtonDefinition: Sendable, Equatable {
     package var flip = Flip()
     package var order: Int64?
     package var group: String?
+    /// The key's colour (`#rrggbb`); a toggle's faces keep their own.
+    package var color: String?
+    /// How many grid cells the key takes.
+    package var size: Size = .one
+    /// A live line shown on the key ("ON AIR", "21.5 °C"): how other systems put state on it.
+    package var status: String?
+
+    package enum Size: String, CaseIterable, Sendable {
+        case one = "1x1", wide = "2x1", tall = "1x2", big = "2x2"
+    }
 
     package static let defaultFaces = [Face(label: "Off"), Face(label: "On")]
 
@@ -89,7 +99,32 @@ package struct ButtonDefinition: Sendable, Equatable {
         }
         if fields.has("order") { order = try fields.int("order", in: -1_000_000_000...1_000_000_000) } else { fields.ignore("order") }
         if fields.has("group") { group = try fields.string("group", maxLength: 64) } else { fields.ignore("group") }
+        try applyLook(&fields)
         try fields.finish()
+    }
+
+    /// `color`, `size` and `status`; `null` clears the colour and the status.
+    package mutating func applyLook(_ fields: inout Fields) throws(ButtonsError) {
+        if fields.keys.contains("color") {
+            color = try fields.string("color", maxLength: 7)
+            if let color, !Self.isHexColor(color) {
+                throw ButtonsError.invalid("color", "color must be #rrggbb, such as #ff8800")
+            }
+        }
+        if let v = try fields.choice("size", Size.self) { size = v }
+        if fields.keys.contains("status") {
+            status = try fields.string("status", maxLength: 32)
+            if let status, status.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw ButtonsError.invalid("status", "status must not hold control characters")
+            }
+        }
+    }
+
+    /// `#` and six hex digits.
+    static func isHexColor(_ color: String) -> Bool {
+        let bytes = Array(color.utf8)
+        return bytes.count == 7 && bytes[0] == UInt8(ascii: "#")
+            && bytes.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// Hex colours, rgb()/hsl() forms and names: nothing that could break out of a CSS value.
@@ -121,6 +156,9 @@ package struct ButtonDefinition: Sendable, Equatable {
         }
         if let order { object["order"] = .int(order) }
         if let group { object["group"] = .string(group) }
+        if let color { object["color"] = .string(color) }
+        if size != .one { object["size"] = .string(size.rawValue) }
+        if let status { object["status"] = .string(status) }
         return .object(object)
     }
 

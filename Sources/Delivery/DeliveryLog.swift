@@ -57,11 +57,9 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
             let batch = queued
             queued = []
             writing = true
-            let finishing = batch.count { $0.status.isFinished }
-            let excess = finished + finishing - retention
-            let trimming = excess > retention / 100 ? excess : 0
+            let retention = ButtonStore.Retention(keep: retention, slack: retention / 100, finishedBefore: finished)
             recording.unlock()
-            let written = (try? store.record(batch, trimming: trimming)) ?? (finished: 0, trimmed: 0)
+            let written = (try? store.record(batch, retention: retention)) ?? (finished: 0, trimmed: 0)
             recording.lock()
             finished += written.finished - written.trimmed
             writing = false

@@ -108,12 +108,14 @@ import Testing
             // 1 and 4 stay pending: never trimmed, however old.
             let finished = [2, 3, 5, 6, 7, 8, 9, 10].map { ButtonStore.FinishedAttempt(Self.attempt($0, 1), status: .ok, nextAttemptAt: 0) }
             #expect(try store.record(finished).finished == 8)
-            #expect(try store.record([], trimming: 3).trimmed == 3)
+            #expect(try store.record([], retention: .init(keep: 5, slack: 0, finishedBefore: 8)).trimmed == 3)
             #expect(try store.deliveries(handler: nil, status: nil, before: nil, limit: 20).map(\.id) == [10, 9, 8, 7, 6, 4, 1])
             #expect(try store.attempts(delivery: 2).isEmpty)
             #expect(try store.attempts(delivery: 6).count == 1)
             #expect(try store.finishedDeliveryCount() == 5)
-            #expect(try store.record([], trimming: 100).trimmed == 5)
+            // Within the slack nothing goes; past it, down to what is kept.
+            #expect(try store.record([], retention: .init(keep: 0, slack: 5, finishedBefore: 5)).trimmed == 0)
+            #expect(try store.record([], retention: .init(keep: 0, slack: 4, finishedBefore: 5)).trimmed == 5)
             #expect(try store.pendingDeliveries().map(\.id) == [1, 4])
         }
     }

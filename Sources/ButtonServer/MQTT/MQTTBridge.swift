@@ -73,21 +73,28 @@ final class MQTTBridge: CommitObserver {
             client.subscribe("\(base)/sheet/+/set")
         }
         for slot in registry.buttonSlots() {
-            let (definition, state) = slot.locked { (slot.definition, slot.machine.state) }
-            publishState(id: definition.id, face: state.face, held: state.held)
-            publishDiscovery(definition)
+            publishState(slot)
+            publishDiscovery(slot.locked { slot.definition })
         }
         for slot in registry.sheetSlots { publishDiscovery(slot.locked { slot.definition }) }
         dispatcher.retryNow(MQTTEventSender.handlerID)
     }
 
     func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
-        for state in states { publishState(id: state.id, face: state.face, held: state.held) }
+        for state in states {
+            guard let slot = try? registry.button(state.id) else { continue }
+            publishState(slot)
+        }
     }
 
-    private func publishState(id: String, face: Int, held: Bool) {
-        let payload: JSONValue = ["held": .bool(held), "face": .int(Int64(face)), "status": .null, "color": .null]
-        client.send(.init(topic: "\(base)/button/\(id)/state", payload: JSONWriter.encode(payload), qos: 1, retain: true))
+    /// Retained `{"held", "face", "status", "color"}`.
+    private func publishState(_ slot: ButtonSlot) {
+        let (definition, state) = slot.locked { (slot.definition, slot.machine.state) }
+        let payload: JSONValue = [
+            "held": .bool(state.held), "face": .int(Int64(state.face)), "status": definition.status.map { .string($0) } ?? .null,
+            "color": definition.color.map { .string($0) } ?? .null,
+        ]
+        client.send(.init(topic: "\(base)/button/\(slot.id)/state", payload: JSONWriter.encode(payload), qos: 1, retain: true))
     }
 
     private func publishDiscovery(_ button: ButtonDefinition) {
@@ -113,7 +120,9 @@ final class MQTTBridge: CommitObserver {
 
     private func registryChanged(_ change: Registry.RegistryChange) {
         switch change {
-        case .button(let definition): publishDiscovery(definition)
+        case .button(let definition):
+            publishDiscovery(definition)
+            if let slot = try? registry.button(definition.id) { publishState(slot) }
         case .sheet(let definition): publishDiscovery(definition)
         case .buttonDeleted(let id):
             publish([], owner: "button:" + id)
@@ -134,15 +143,21 @@ final class MQTTBridge: CommitObserver {
         }
         guard acceptsCommands, let sequencer = sequencer.withLock({ $0 }) else { return }
         commandsSeen.withLock { $0 += 1 }
-        let command: Command
         do throws(ButtonsError) {
-            command = try MQTTCommand.parse(topic: topic, payload: payload, base: base, registry: registry)
+            switch try MQTTCommand.parse(topic: topic, payload: payload, base: base, registry: registry) {
+            case .command(let command):
+                sequencer.submit(command) { [self] result in
+                    if case .failure(let error) = result { refused(error, topic: topic) }
+                }
+            case .look(let id, let json):
+                var fields = try Fields(json)
+                var look = try registry.button(id).definition
+                try look.applyLook(&fields)
+                try fields.finish()  // nothing but look fields
+                _ = try sequencer.update(id, with: json)
+            }
         } catch {
             refused(error, topic: topic)
-            return
-        }
-        sequencer.submit(command) { [self] result in
-            if case .failure(let error) = result { refused(error, topic: topic) }
         }
     }
 

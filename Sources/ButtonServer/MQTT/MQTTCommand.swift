@@ -6,7 +6,14 @@ import MicroHTTP
 /// A command published to `<base>/button/<id>/set` or `<base>/sheet/<id>/set` (SPEC §9), as
 /// the sequencer command the HTTP API would make of it: the same validation, the same order.
 enum MQTTCommand {
-    static func parse(topic: String, payload: [UInt8], base: String, registry: Registry) throws(ButtonsError) -> Command {
+    /// What a command asks for: input (through the sequencer's batches) or a change of a
+    /// button's look (`status`, `color`, `size`: a PATCH of its definition).
+    enum Action {
+        case command(Command)
+        case look(button: String, JSONValue)
+    }
+
+    static func parse(topic: String, payload: [UInt8], base: String, registry: Registry) throws(ButtonsError) -> Action {
         let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard topic.hasPrefix(base + "/"), levels.count == 3, levels[2] == "set", !levels[1].isEmpty else {
             throw ButtonsError.invalid("topic", "commands go to \(base)/button/<id>/set or \(base)/sheet/<id>/set")
@@ -21,36 +28,37 @@ enum MQTTCommand {
         }
         switch levels[0] {
         case "button": return try button(id, word: json == nil ? text : nil, json: json, registry: registry)
-        case "sheet": return try sheet(id, word: json == nil ? text : nil, json: json, registry: registry)
+        case "sheet": return .command(try sheet(id, word: json == nil ? text : nil, json: json, registry: registry))
         default: throw ButtonsError.invalid("topic", "commands go to \(base)/button/<id>/set or \(base)/sheet/<id>/set")
         }
     }
 
-    private static func button(_ id: String, word: String?, json: JSONValue?, registry: Registry) throws(ButtonsError) -> Command {
+    private static func button(_ id: String, word: String?, json: JSONValue?, registry: Registry) throws(ButtonsError) -> Action {
         _ = try registry.button(id)
         if let word {
             switch word {
-            case "press": return .press(button: id, down: Input(.down), holdMs: 0)
-            case "down": return .input(button: id, Input(.down))
-            case "up": return .input(button: id, Input(.up))
-            case "cancel": return .input(button: id, Input(.cancel))
+            case "press": return .command(.press(button: id, down: Input(.down), holdMs: 0))
+            case "down": return .command(.input(button: id, Input(.down)))
+            case "up": return .command(.input(button: id, Input(.up)))
+            case "cancel": return .command(.input(button: id, Input(.cancel)))
             default: throw ButtonsError.invalid("payload", "a button command is press, down, up, cancel or a JSON object")
             }
         }
-        var fields = try Fields(json ?? .object([:]))
+        let json = json ?? .object([:])
+        var fields = try Fields(json)
         if let face = try fields.int("face", in: 0...1_000) {
             try fields.finish()
-            return .face(button: id, face: Int(face))
+            return .command(.face(button: id, face: Int(face)))
         }
-        if fields.has("status") || fields.has("color") {
-            throw ButtonsError.invalid("status", "status and color are not settable yet")
+        if fields.keys.contains(where: ["status", "color", "size"].contains) {
+            return .look(button: id, json)  // checked as a PATCH: only look fields pass
         }
         guard let kind = try fields.choice("type", InputKind.self) else {
-            throw ButtonsError.invalid("type", "a JSON command has type (down, move, up, cancel) or face")
+            throw ButtonsError.invalid("type", "a JSON command has type (down, move, up, cancel), face, or status/color/size")
         }
         let input = try API.input(kind, &fields)
         try fields.finish()
-        return .input(button: id, input)
+        return .command(.input(button: id, input))
     }
 
     private static func sheet(_ id: String, word: String?, json: JSONValue?, registry: Registry) throws(ButtonsError) -> Command {
