@@ -192,3 +192,24 @@ def test_status_endpoint_and_metrics(server, broker):
     with __import__("urllib.request").request.urlopen(s.base + "/metrics") as r:
         text = r.read().decode()
     assert "buttond_mqtt_connected 1" in text
+
+
+def test_look_commands_put_state_on_a_key(server, recorder):
+    rec = recorder(f"{BASE}/button/+/state", f"{BASE}/error")
+    s = server("--mqtt-commands")
+    s.call("POST", "/api/v1/buttons", {"id": "onair"})
+    time.sleep(0.3)
+    rec.publish(f"{BASE}/button/onair/set", json.dumps({"status": "ON AIR", "color": "#ff0000"}))
+    rec.wait(lambda m: any(st.get("status") == "ON AIR" for st in rec.json_on(f"{BASE}/button/onair/state")))
+    state = rec.json_on(f"{BASE}/button/onair/state")[-1]
+    assert state["color"] == "#ff0000"
+    status, button = s.call("GET", "/api/v1/buttons/onair")
+    assert button["status"] == "ON AIR" and button["color"] == "#ff0000"
+    rec.publish(f"{BASE}/button/onair/set", json.dumps({"status": None}))
+    rec.wait(lambda m: rec.json_on(f"{BASE}/button/onair/state")[-1].get("status") is None)
+    assert "status" not in s.call("GET", "/api/v1/buttons/onair")[1]
+    rec.publish(f"{BASE}/button/onair/set", json.dumps({"color": "red"}))
+    rec.publish(f"{BASE}/button/onair/set", json.dumps({"status": "x", "label": "sneaky"}))
+    rec.wait(lambda m: len(rec.json_on(f"{BASE}/error")) >= 2)
+    assert [e["status"] for e in rec.json_on(f"{BASE}/error")] == [422, 422]
+    assert s.call("GET", "/api/v1/buttons/onair")[1]["label"] == "onair"

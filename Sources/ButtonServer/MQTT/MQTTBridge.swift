@@ -2,6 +2,7 @@ import ButtonEngine
 import ButtonStore
 import Buttons
 import Delivery
+import Dispatch
 import Glibc
 import JSON
 import MQTT
@@ -27,6 +28,8 @@ final class MQTTBridge: CommitObserver {
     /// (`sheet:<id>`), so a change or a delete can clear what is no longer there.
     private let configTopics = Locked<[String: Set<String>]>([:])
     private let commandsSeen = Locked(0)
+    /// Look changes from commands, one at a time, off the network thread.
+    private let looks = DispatchQueue(label: "buttond.mqtt.looks")
 
     init(options: ServeOptions, registry: Registry, dispatcher: Dispatcher, logger: Logger) throws(MQTTError) {
         let instance = options.instance ?? Self.hostName()
@@ -88,8 +91,10 @@ final class MQTTBridge: CommitObserver {
     }
 
     /// Retained `{"held", "face", "status", "color"}`.
-    private func publishState(_ slot: ButtonSlot) {
-        let (definition, state) = slot.locked { (slot.definition, slot.machine.state) }
+    /// `definition`, when given, is newer than the slot's (a change not yet in the slot).
+    private func publishState(_ slot: ButtonSlot, definition newer: ButtonDefinition? = nil) {
+        let (current, state) = slot.locked { (slot.definition, slot.machine.state) }
+        let definition = newer ?? current
         let payload: JSONValue = [
             "held": .bool(state.held), "face": .int(Int64(state.face)), "status": definition.status.map { .string($0) } ?? .null,
             "color": definition.color.map { .string($0) } ?? .null,
@@ -122,7 +127,7 @@ final class MQTTBridge: CommitObserver {
         switch change {
         case .button(let definition):
             publishDiscovery(definition)
-            if let slot = try? registry.button(definition.id) { publishState(slot) }
+            if let slot = try? registry.button(definition.id) { publishState(slot, definition: definition) }
         case .sheet(let definition): publishDiscovery(definition)
         case .buttonDeleted(let id):
             publish([], owner: "button:" + id)
@@ -151,10 +156,15 @@ final class MQTTBridge: CommitObserver {
                 }
             case .look(let id, let json):
                 var fields = try Fields(json)
-                var look = try registry.button(id).definition
+                let slot = try registry.button(id)
+                var look = slot.locked { slot.definition }
                 try look.applyLook(&fields)
                 try fields.finish()  // nothing but look fields
-                _ = try sequencer.update(id, with: json)
+                // A definition change waits for the sequencer to be between batches; the
+                // network thread must not (the sequencer may be publishing state through it).
+                looks.async { [self] in
+                    do throws(ButtonsError) { _ = try sequencer.update(id, with: json) } catch { refused(error, topic: topic) }
+                }
             }
         } catch {
             refused(error, topic: topic)
