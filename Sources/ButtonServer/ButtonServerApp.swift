@@ -22,6 +22,9 @@ public final class ButtonServerApp: Sendable {
     let dispatcher: Dispatcher
     let streams: StreamHub
     let metrics = Metrics()
+    let health = HandlerHealth()
+    /// Buttons, sheets and handlers as the API and the stream show them.
+    let views: RegistryViews
     /// On the broker, with `--mqtt-url`.
     let mqtt: MQTTBridge?
     /// Where webhooks may go: checked at registration (literal hosts) and on every connection.
@@ -39,6 +42,10 @@ public final class ButtonServerApp: Sendable {
         logger = Logger(level: options.logLevel, format: options.logFormat)
         destinations = Locked(DestinationRules(denyPrivate: options.webhookDenyPrivate))
         let destinations = self.destinations
+        ButtonDefinition.iconNames.withLock { $0 = Self.iconNames(in: options.publicDir + "/icons") }
+        // The dispatcher's attempts change handlers' health, which the views announce; the
+        // views need what is made after the dispatcher.
+        let announcing = Locked<RegistryViews?>(nil)
         do {
             store = try ButtonStore(directory: options.dataDir)
             let registry = Registry(store: store, maxButtons: options.maxButtons)
@@ -48,6 +55,7 @@ public final class ButtonServerApp: Sendable {
             // The dispatcher tells the handler registry to disable a handler (a 410); the
             // registry tells the dispatcher of every handler change: one is made first.
             let disabling = Locked<HandlerRegistry?>(nil)
+            let health = self.health
             dispatcher = Dispatcher(
                 store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
                 retention: options.deliveryRetention, retryScale: options.retryScale,
@@ -62,7 +70,13 @@ public final class ButtonServerApp: Sendable {
                             "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
                             "duration_ms": String(result.durationMs),
                         ])
-                    if attempt.decision == .finishAndDisable { disabling.withLock { $0 }?.disable(attempt.delivery.handler) }
+                    let handlers = disabling.withLock { $0 }
+                    if attempt.decision == .finishAndDisable { handlers?.disable(attempt.delivery.handler) }
+                    if health.record(attempt) || attempt.decision == .finishAndDisable,
+                        let handler = try? handlers?.get(attempt.delivery.handler)
+                    {
+                        announcing.withLock { $0 }?.announce(owner: handler.owner)
+                    }
                 })
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
@@ -80,6 +94,10 @@ public final class ButtonServerApp: Sendable {
             throw StartError(description: "cannot open the data directory: \(error.description)")
         }
         publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
+        let views = RegistryViews(registry: registry, handlers: handlers, health: health, publisher: publisher)
+        self.views = views
+        announcing.withLock { $0 = views }
+        registry.onChange { change in views.announce(change) }
         if options.mqttURL != nil {
             do {
                 mqtt = try MQTTBridge(options: options, registry: registry, dispatcher: dispatcher, logger: logger)
@@ -115,7 +133,8 @@ public final class ButtonServerApp: Sendable {
         }
         let api = API(
             options: options, auth: auth, registry: registry, sequencer: sequencer, log: log, publisher: publisher,
-            handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, streams: streams, metrics: metrics)
+            handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, views: views, streams: streams,
+            metrics: metrics)
         let logger = self.logger
         let metrics = self.metrics
         let router = api.makeRouter()
@@ -153,6 +172,12 @@ public final class ButtonServerApp: Sendable {
         logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
     }
 
+    /// The names of the `.svg` files in `directory` (the panel's icon set).
+    static func iconNames(in directory: String) -> Set<String> {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(files.filter { $0.hasSuffix(".svg") }.map { String($0.dropLast(4)) })
+    }
+
     /// The bound port (useful with port 0).
     public var port: Int { server.port }
 
@@ -179,6 +204,7 @@ struct API: Sendable {
     let dispatcher: Dispatcher
     let destinations: Locked<DestinationRules>
     let mqtt: MQTTBridge?
+    let views: RegistryViews
     let streams: StreamHub
     let metrics: Metrics
 
@@ -187,6 +213,7 @@ struct API: Sendable {
         router.get("/healthz") { _ in .text("ok") }
         let openAPI = Array(OpenAPIDocument.json.utf8)
         router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }
+        router.get("/api/v1/icons") { _ in .json(["icons": .array(ButtonDefinition.iconNames.withLock { $0 }.sorted().map { .string($0) })]) }
         let mqtt = self.mqtt
         router.get("/api/v1/mqtt") { _ in .json(mqtt?.status ?? ["enabled": false]) }
         let (metrics, dispatcher, streams, registry) = (self.metrics, self.dispatcher, self.streams, self.registry)

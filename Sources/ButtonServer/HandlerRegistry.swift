@@ -27,6 +27,8 @@ final class HandlerRegistry: DeliveryRules {
         /// The secret's 32 bytes, decoded once.
         var key: [UInt8] = []
         var position: Int
+        /// Why it is disabled (a 410, or by hand), while it is.
+        var disabledReason: String?
 
         init(definition: Handler, secret: String?, position: Int) {
             self.definition = definition
@@ -124,9 +126,17 @@ final class HandlerRegistry: DeliveryRules {
         return secret
     }
 
-    func update(_ id: String, _ change: (inout Handler) throws(ButtonsError) -> Void) throws(ButtonsError) -> Handler {
+    func update(
+        _ id: String, reason: String = "disabled by hand", _ change: (inout Handler) throws(ButtonsError) -> Void
+    ) throws(ButtonsError) -> Handler {
         guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
+        let wasEnabled = entry.definition.enabled
         try change(&entry.definition)
+        if !entry.definition.enabled {
+            if wasEnabled { entry.disabledReason = reason }
+        } else {
+            entry.disabledReason = nil
+        }
         try save(entry)
         let saved = entry
         tables.withLock { $0.byID[id] = saved }
@@ -238,7 +248,19 @@ final class HandlerRegistry: DeliveryRules {
         return DeliveryRow(id: ids.next(nowMicros: micros), handler: handler, nextAttemptAt: now, createdAt: now, event: facts)
     }
 
+    /// Disabled by the dispatcher: the receiver answered 410 Gone.
     func disable(_ id: String) {
-        _ = try? update(id) { (definition: inout Handler) throws(ButtonsError) in definition.enabled = false }
+        _ = try? update(id, reason: "the receiver answered 410 Gone") { (definition: inout Handler) throws(ButtonsError) in
+            definition.enabled = false
+        }
+    }
+
+    /// Why each of an owner's handlers is disabled, if it is.
+    func disabledReasons(owner: Handler.Owner) -> [String: String] {
+        tables.withLock { t in
+            var reasons: [String: String] = [:]
+            for id in t.byOwner[owner] ?? [] { reasons[id] = t.byID[id]?.disabledReason }
+            return reasons
+        }
     }
 }

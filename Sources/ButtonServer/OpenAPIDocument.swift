@@ -2148,6 +2148,43 @@ enum OpenAPIDocument {
               }
             }
           }
+        },
+        "/api/v1/icons": {
+          "get": {
+            "operationId": "listIcons",
+            "summary": "The panel's icon names",
+            "tags": [
+              "buttons"
+            ],
+            "description": "The names a button's `icon` may take: the panel's bundled SVG icons (`/icons/NAME.svg`).",
+            "responses": {
+              "200": {
+                "description": "The names.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "required": [
+                        "icons"
+                      ],
+                      "additionalProperties": false,
+                      "properties": {
+                        "icons": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "401": {
+                "$ref": "#/components/responses/Unauthorized"
+              }
+            }
+          }
         }
       },
       "components": {
@@ -2555,6 +2592,17 @@ enum OpenAPIDocument {
                 ],
                 "maxLength": 32,
                 "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
+              },
+              "icon": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^[a-z0-9-]{1,32}$",
+                "description": "A name from GET /api/v1/icons; null clears it."
+              },
+              "health": {
+                "$ref": "#/components/schemas/Health"
               }
             }
           },
@@ -2773,6 +2821,14 @@ enum OpenAPIDocument {
                 ],
                 "maxLength": 32,
                 "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
+              },
+              "icon": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^[a-z0-9-]{1,32}$",
+                "description": "A name from GET /api/v1/icons; null clears it."
               }
             }
           },
@@ -2974,6 +3030,14 @@ enum OpenAPIDocument {
                 ],
                 "maxLength": 32,
                 "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
+              },
+              "icon": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^[a-z0-9-]{1,32}$",
+                "description": "A name from GET /api/v1/icons; null clears it."
               }
             }
           },
@@ -3039,6 +3103,9 @@ enum OpenAPIDocument {
                     "type": "boolean"
                   }
                 }
+              },
+              "health": {
+                "$ref": "#/components/schemas/Health"
               }
             }
           },
@@ -4290,6 +4357,9 @@ enum OpenAPIDocument {
               "ordered": {
                 "type": "boolean",
                 "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
+              },
+              "health": {
+                "$ref": "#/components/schemas/Health"
               }
             },
             "allOf": [
@@ -4436,6 +4506,9 @@ enum OpenAPIDocument {
               "ordered": {
                 "type": "boolean",
                 "description": "Default true. With false, a delivery waiting for its retry does not hold back later ones."
+              },
+              "health": {
+                "$ref": "#/components/schemas/Health"
               }
             },
             "allOf": [
@@ -4563,6 +4636,14 @@ enum OpenAPIDocument {
                 "type": "string",
                 "pattern": "^dlv_",
                 "description": "Pending behind this earlier delivery of the same ordered handler, which waits for its retry."
+              },
+              "outcome": {
+                "type": "string",
+                "description": "How the last attempt ended."
+              },
+              "target": {
+                "type": "string",
+                "description": "Where it goes: `POST http://host/path`, `script name`, `mqtt`."
               }
             }
           },
@@ -4690,6 +4771,14 @@ enum OpenAPIDocument {
               },
               "body": {
                 "description": "The body a template shaped (sent instead of the event), when the handler has one."
+              },
+              "outcome": {
+                "type": "string",
+                "description": "How the last attempt ended."
+              },
+              "target": {
+                "type": "string",
+                "description": "Where it goes: `POST http://host/path`, `script name`, `mqtt`."
               }
             }
           },
@@ -4812,6 +4901,14 @@ enum OpenAPIDocument {
                 ],
                 "maxLength": 32,
                 "description": "A live line shown on the key (\"ON AIR\", \"21.5 °C\"); null clears it."
+              },
+              "icon": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^[a-z0-9-]{1,32}$",
+                "description": "A name from GET /api/v1/icons; null clears it."
               }
             }
           },
@@ -5241,6 +5338,30 @@ enum OpenAPIDocument {
               "pending": {
                 "type": "integer",
                 "description": "Events not yet acknowledged by the broker."
+              }
+            }
+          },
+          "Health": {
+            "type": "object",
+            "required": [
+              "state"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "state": {
+                "type": "string",
+                "enum": [
+                  "ok",
+                  "failing",
+                  "disabled"
+                ]
+              },
+              "reason": {
+                "type": "string"
+              },
+              "handler": {
+                "type": "string",
+                "description": "The handler this is about (on a button or sheet: the worst of its handlers)."
               }
             }
           }

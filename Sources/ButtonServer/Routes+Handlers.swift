@@ -7,7 +7,7 @@ import MicroHTTP
 /// Handlers on buttons and sheets, and the delivery log.
 extension API {
     /// A delivery as the log shows it, with where it stands now.
-    func deliveryJSON(_ row: DeliveryRow) -> JSONValue {
+    func deliveryJSON(_ row: DeliveryRow, redacting: Bool = false) -> JSONValue {
         let (status, waitingFor) = dispatcher.live(row)
         var object: [String: JSONValue] = [
             "id": .string(row.publicID), "handler": .string(row.handler), "status": .string(status.name),
@@ -17,7 +17,19 @@ extension API {
         if let button = row.event.button { object["button"] = .string(button) }
         if let sheet = row.event.sheet { object["sheet"] = .string(sheet) }
         if let waitingFor { object["waitingFor"] = .string(DeliveryRow.publicID(waitingFor)) }
+        if let outcome = row.lastOutcome { object["outcome"] = .string(outcome) }
+        if let target = target(of: row.handler, redacting: redacting) { object["target"] = .string(target) }
         return .object(object)
+    }
+
+    /// Where a handler's deliveries go, for the log: `POST http://host/path`, `script name`, `mqtt`.
+    func target(of handler: String, redacting: Bool) -> String? {
+        if handler == MQTTEventSender.handlerID { return "mqtt" }
+        guard let handler = try? handlers.get(handler) else { return nil }
+        switch handler.action {
+        case .webhook(let hook): return "\(hook.method) \(redacting ? Handler.redactingQuery(hook.url) : hook.url)"
+        case .script(let run): return "script \(run.name)"
+        }
     }
 
     static func attemptJSON(_ attempt: StoredAttempt) -> JSONValue {
@@ -60,7 +72,7 @@ extension API {
                 let owner = makeOwner(request.parameter("id"))
                 _ = try api.context(for: owner)
                 let redact = request.access == "press"
-                return .json(["handlers": .array(handlers.list(owner: owner).map { $0.json(redactingHeaders: redact) })])
+                return .json(["handlers": .array(handlers.list(owner: owner).map { api.views.handler($0, redactingHeaders: redact) })])
             }
             router.post("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
@@ -74,7 +86,7 @@ extension API {
             }
         }
         router.get("/api/v1/handlers/{hid}") { request in
-            .json(try handlers.get(request.parameter("hid")).json(redactingHeaders: request.access == "press"))
+            .json(api.views.handler(try handlers.get(request.parameter("hid")), redactingHeaders: request.access == "press"))
         }
         router.patch("/api/v1/handlers/{hid}") { request in
             let body = try request.json()
@@ -84,12 +96,16 @@ extension API {
                 try definition.patch(with: body, context: context)
             }
             if updated.enabled { dispatcher.wake() }
-            return .json(updated.json)
+            if updated.enabled != current.enabled { api.views.announce(owner: updated.owner) }
+            return .json(api.views.handler(updated))
         }
         let sequencer = self.sequencer
         router.delete("/api/v1/handlers/{hid}") { request in
             // Between batches: a batch being applied may already have made deliveries for it.
-            try sequencer.exclusive { () throws(ButtonsError) in try handlers.delete(request.parameter("hid")) }
+            let handler = try handlers.get(request.parameter("hid"))
+            try sequencer.exclusive { () throws(ButtonsError) in try handlers.delete(handler.id) }
+            api.views.health.forget(handler.id)
+            api.views.announce(owner: handler.owner)
             return .noContent
         }
         router.post("/api/v1/handlers/{hid}/rotate-secret") { request in
@@ -134,7 +150,8 @@ extension API {
                     throw Registry.storageError(error)
                 }
             }
-            var page: [String: JSONValue] = ["deliveries": .array(rows.map(api.deliveryJSON))]
+            let redact = request.access == "press"
+            var page: [String: JSONValue] = ["deliveries": .array(rows.map { api.deliveryJSON($0, redacting: redact) })]
             if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
             return .json(.object(page))
         }
@@ -142,7 +159,9 @@ extension API {
             let row = try api.delivery(request.parameter("did"))
             let attempts: [StoredAttempt]
             do { attempts = try store.attempts(delivery: row.id) } catch { throw Registry.storageError(error) }
-            guard case .object(var object) = api.deliveryJSON(row) else { throw ButtonsError.notFound("no delivery") }
+            guard case .object(var object) = api.deliveryJSON(row, redacting: request.access == "press") else {
+                throw ButtonsError.notFound("no delivery")
+            }
             object["attempts"] = .array(attempts.map(Self.attemptJSON))
             object["event"] = (try? JSONParser.parse(row.event.json)) ?? .null
             if let body = row.body { object["body"] = (try? JSONParser.parse(body)) ?? .null }

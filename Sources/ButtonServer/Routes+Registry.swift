@@ -18,26 +18,28 @@ extension API {
     func addRegistryRoutes(to router: inout Router) {
         let registry = self.registry
         let sequencer = self.sequencer
+        let views = self.views
 
         router.get("/api/v1/buttons") { request in
             let (offset, limit) = try Self.page(request, defaultLimit: 1000, maxLimit: 10_000)
             let slots = registry.buttonSlots(offset: offset, limit: limit)
-            let buttons = slots.map { slot in slot.locked { slot.definition.json(state: slot.machine.state) } }
+            let buttons = slots.map { views.button($0) }
             return .json(["buttons": .array(buttons), "total": .int(Int64(registry.buttonCount))])
         }
         router.post("/api/v1/buttons") { request in
             let definition = try ButtonDefinition.create(from: try request.json())
             let slot = try registry.createButton(definition)
-            var response = Response.json(slot.locked { definition.json(state: slot.machine.state) }, status: 201)
+            var response = Response.json(views.button(slot), status: 201)
             response.headers.append(("Location", "/api/v1/buttons/\(definition.id)"))
             return response
         }
         router.get("/api/v1/buttons/{id}") { request in
-            let slot = try registry.button(request.parameter("id"))
-            return .json(slot.locked { slot.definition.json(state: slot.machine.state) })
+            .json(views.button(try registry.button(request.parameter("id"))))
         }
         router.patch("/api/v1/buttons/{id}") { request in
-            .json(try sequencer.update(request.parameter("id"), with: try request.json()))
+            let id = request.parameter("id")
+            _ = try sequencer.update(id, with: try request.json())
+            return .json(views.button(try registry.button(id)))
         }
         let handlers = self.handlers
         router.delete("/api/v1/buttons/{id}") { request in
@@ -48,7 +50,7 @@ extension API {
         }
 
         router.get("/api/v1/sheets") { _ in
-            let sheets = registry.sheetSlots.map { slot in slot.locked { slot.definition.json(open: slot.machine.isOpen) } }
+            let sheets = registry.sheetSlots.map { views.sheet($0) }
             return .json(["sheets": .array(sheets)])
         }
         router.post("/api/v1/sheets") { request in
@@ -59,11 +61,12 @@ extension API {
             return response
         }
         router.get("/api/v1/sheets/{id}") { request in
-            let slot = try registry.sheet(request.parameter("id"))
-            return .json(slot.locked { slot.definition.json(open: slot.machine.isOpen) })
+            .json(views.sheet(try registry.sheet(request.parameter("id"))))
         }
         router.patch("/api/v1/sheets/{id}") { request in
-            .json(try sequencer.updateSheet(request.parameter("id"), with: try request.json()))
+            let id = request.parameter("id")
+            _ = try sequencer.updateSheet(id, with: try request.json())
+            return .json(views.sheet(try registry.sheet(id)))
         }
         router.delete("/api/v1/sheets/{id}") { request in
             let id = request.parameter("id")

@@ -17,10 +17,12 @@ public struct DeliveryRow: Sendable, Equatable {
     /// The exact bytes sent on every attempt when the handler shapes its own body (a rendered
     /// template); nil when the event JSON itself is sent.
     public var body: [UInt8]?
+    /// How its last attempt ended (`ok`, `http_status`, …), nil before the first.
+    public var lastOutcome: String?
 
     public init(
         id: Int64, handler: String, status: DeliveryStatus = .pending, attempts: Int = 0, nextAttemptAt: Int64,
-        createdAt: Int64, event: DeliveryEvent, body: [UInt8]? = nil
+        createdAt: Int64, event: DeliveryEvent, body: [UInt8]? = nil, lastOutcome: String? = nil
     ) {
         self.id = id
         self.handler = handler
@@ -30,6 +32,7 @@ public struct DeliveryRow: Sendable, Equatable {
         self.createdAt = createdAt
         self.event = event
         self.body = body
+        self.lastOutcome = lastOutcome
     }
 
     /// The bytes every attempt sends (and signs).

@@ -1,5 +1,6 @@
 import ButtonEngine
 import JSON
+import ThreadSupport
 
 /// A button as the registry knows it: the engine's timing config plus what the panel shows
 /// (label, faces, flip animation, grid place). Parsed from and rendered to the API's JSON.
@@ -37,6 +38,12 @@ package struct ButtonDefinition: Sendable, Equatable {
     package var size: Size = .one
     /// A live line shown on the key ("ON AIR", "21.5 °C"): how other systems put state on it.
     package var status: String?
+    /// A name from the panel's icon set (`GET /api/v1/icons`).
+    package var icon: String?
+
+    /// The panel's icon names (`public/icons/*.svg`), set once at start; empty: any
+    /// well-formed name is taken.
+    package static let iconNames = Locked<Set<String>>([])
 
     package enum Size: String, CaseIterable, Sendable {
         case one = "1x1", wide = "2x1", tall = "1x2", big = "2x2"
@@ -64,6 +71,7 @@ package struct ButtonDefinition: Sendable, Equatable {
 
     private mutating func apply(_ fields: inout Fields) throws(ButtonsError) {
         fields.ignore("state")
+        fields.ignore("health")
         if let label = try fields.string("label", maxLength: 64) { self.label = label }
         if let kind = try fields.choice("kind", ButtonKind.self) { config.kind = kind }
         if let v = try fields.int("longPressMs", in: 50...60_000) { config.longPressMs = v }
@@ -103,7 +111,7 @@ package struct ButtonDefinition: Sendable, Equatable {
         try fields.finish()
     }
 
-    /// `color`, `size` and `status`; `null` clears the colour and the status.
+    /// `color`, `icon`, `size` and `status`; `null` clears the colour, the icon and the status.
     package mutating func applyLook(_ fields: inout Fields) throws(ButtonsError) {
         if fields.keys.contains("color") {
             color = try fields.string("color", maxLength: 7)
@@ -112,6 +120,16 @@ package struct ButtonDefinition: Sendable, Equatable {
             }
         }
         if let v = try fields.choice("size", Size.self) { size = v }
+        if fields.keys.contains("icon") {
+            icon = try fields.string("icon", maxLength: 32)
+            if let icon {
+                let names = Self.iconNames.withLock { $0 }
+                let wellFormed = !icon.isEmpty && icon.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+                guard wellFormed, names.isEmpty || names.contains(icon) else {
+                    throw ButtonsError.invalid("icon", "icon must be one of GET /api/v1/icons (\(names.sorted().prefix(8).joined(separator: ", "))…)")
+                }
+            }
+        }
         if fields.keys.contains("status") {
             status = try fields.string("status", maxLength: 32)
             if let status, status.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -159,6 +177,7 @@ package struct ButtonDefinition: Sendable, Equatable {
         if let color { object["color"] = .string(color) }
         if size != .one { object["size"] = .string(size.rawValue) }
         if let status { object["status"] = .string(status) }
+        if let icon { object["icon"] = .string(icon) }
         return .object(object)
     }
 

@@ -112,6 +112,19 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
         }
     }
 
+    /// Sends a named event that is not a control event (no `id:`, not in the history) to every
+    /// stream, or to those following `source` when the stream is filtered: `event: registry`.
+    package func announce(_ name: String, data: [UInt8], source: String) {
+        var bytes = Array("event: \(name)\ndata: ".utf8)
+        bytes.append(contentsOf: data)
+        bytes.append(contentsOf: [0x0A, 0x0A])
+        condition.locked {
+            for (_, subscriber) in subscribers where subscriber.source == nil || subscriber.source == source {
+                subscriber.stream.send(bytes)
+            }
+        }
+    }
+
     /// The replay thread: one page at a time for each stream that is ready for more.
     private func pump() {
         condition.lock()

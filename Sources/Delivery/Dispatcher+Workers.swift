@@ -98,6 +98,7 @@ extension Dispatcher {
                 result, attempt: number, createdAt: row.createdAt, now: finishedAt, jitter: Double.random(in: -0.2...0.2))
             var done = row
             done.attempts = number
+            done.lastOutcome = result.outcome.rawValue
             done.status = decision.status
             if case .retry(let at) = decision { done.nextAttemptAt = at }
             return Attempt(delivery: done, kind: target.kind, number: number, startedAt: startedAt, result: result, decision: decision)
