@@ -59,7 +59,6 @@ final class HandlerHealth: Sendable {
         case .expired: what = "expired before it could be sent"
         case .ok: what = "ok"
         }
-        let retry = attempt.decision.status == .pending ? ", will retry" : ""
-        return "\(what) (attempt \(attempt.number)\(retry))"
+        return what + (attempt.decision.status == .pending ? " (will retry)" : " (gave up)")
     }
 }

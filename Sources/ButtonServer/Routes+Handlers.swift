@@ -96,7 +96,10 @@ extension API {
                 try definition.patch(with: body, context: context)
             }
             if updated.enabled { dispatcher.wake() }
-            if updated.enabled != current.enabled { api.views.announce(owner: updated.owner) }
+            if updated.enabled != current.enabled {
+                if updated.enabled { api.views.health.forget(updated.id) }  // enabled again: a fresh start
+                api.views.announce(owner: updated.owner)
+            }
             return .json(api.views.handler(updated))
         }
         let sequencer = self.sequencer
