@@ -25,14 +25,29 @@ extension ButtonMachine {
         let machine = ButtonMachine(config: config, face: face, clock: clock, lastInputT: clock)
         guard held || tapCount > 0 else { return (machine, [], clock) }
         let t = Swift.max(now, clock ?? now)
+        let events = releasing(held: held, tapCount: tapCount, t: t, reason: "restart")
+        return (machine, events, t)
+    }
+
+    /// Back to rest (`POST /buttons/{id}/reset`): a held button gets a `touch-cancel`
+    /// (`reason: "reset"`), an unfinished tap series ends with its n-tap, the face stays, and
+    /// the clock is set to `now` (the server clock), even if an input had pushed it ahead.
+    public mutating func reset(now: Int64) -> [GestureEvent] {
+        let state = self.state
+        let events = Self.releasing(held: state.held, tapCount: state.tapCount, t: now, reason: "reset")
+        self = ButtonMachine(config: config, face: state.face, clock: now, lastInputT: now)
+        return events
+    }
+
+    /// The events that put a button at rest: the n-tap of an unfinished series, then the
+    /// cancel of a hold.
+    private static func releasing(held: Bool, tapCount: Int, t: Int64, reason: String) -> [GestureEvent] {
         var events: [GestureEvent] = []
         if tapCount > 0 {
             let taps = Swift.min(tapCount, EventType.maxTapCount)
             events.append(GestureEvent(EventType.nTap(taps), t: t, data: EventData(tapCount: taps)))
         }
-        if held {
-            events.append(GestureEvent(.touchCancel, t: t, data: EventData(reason: "restart")))
-        }
-        return (machine, events, t)
+        if held { events.append(GestureEvent(.touchCancel, t: t, data: EventData(reason: reason))) }
+        return events
     }
 }

@@ -109,7 +109,8 @@ public final class ButtonServerApp: Sendable {
         }
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
-            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue, answering: { withConnectionsLocked($0) })
+            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue,
+            maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
         streams = StreamHub(maxStreams: options.http.maxStreams)
         do {
             try dispatcher.load()

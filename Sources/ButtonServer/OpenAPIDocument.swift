@@ -2185,6 +2185,71 @@ enum OpenAPIDocument {
               }
             }
           }
+        },
+        "/api/v1/buttons/{id}/reset": {
+          "parameters": [
+            {
+              "$ref": "#/components/parameters/ButtonID"
+            }
+          ],
+          "post": {
+            "operationId": "resetButton",
+            "summary": "Puts a button back to rest (admin)",
+            "tags": [
+              "input"
+            ],
+            "requestBody": {
+              "required": false,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {}
+                  }
+                }
+              }
+            },
+            "security": [
+              {
+                "bearerAuth": []
+              },
+              {}
+            ],
+            "responses": {
+              "200": {
+                "$ref": "#/components/responses/Events"
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              },
+              "401": {
+                "$ref": "#/components/responses/Unauthorized"
+              },
+              "404": {
+                "$ref": "#/components/responses/NotFound"
+              },
+              "405": {
+                "$ref": "#/components/responses/MethodNotAllowed"
+              },
+              "409": {
+                "$ref": "#/components/responses/Conflict"
+              },
+              "413": {
+                "$ref": "#/components/responses/TooLarge"
+              },
+              "415": {
+                "$ref": "#/components/responses/NotJSON"
+              },
+              "422": {
+                "$ref": "#/components/responses/Invalid"
+              },
+              "503": {
+                "$ref": "#/components/responses/Unavailable"
+              }
+            },
+            "description": "A held button gets `touch-cancel` with `reason: \"reset\"`, an unfinished tap series ends with its n-tap event, the face stays, and the button's clock is set to the server clock (after a client pushed it ahead, say). Answers with the events it made."
+          }
         }
       },
       "components": {

@@ -93,6 +93,10 @@ extension API {
             let down = Input(.down, t: t, pointer: pointer)
             return Self.answer(.press(button: request.parameter("id"), down: down, holdMs: hold), by: sequencer)
         }
+        router.post("/api/v1/buttons/{id}/reset") { request in
+            try Fields(try request.json()).finish()
+            return Self.answer(.reset(button: request.parameter("id")), by: sequencer)
+        }
         router.put("/api/v1/buttons/{id}/state") { request in
             var fields = try Fields(try request.json())
             guard let face = try fields.int("face", in: 0...1) else { throw ButtonsError.invalid("face", "face (0 or 1) is required") }

@@ -19,6 +19,8 @@ public struct ServeOptions: Sendable {
     public var retention = 100_000
     public var maxButtons = 100_000
     public var maxQueue = 100_000
+    /// How far ahead of the server clock an input's `t` may be (ms).
+    public var maxFutureMs = 60_000
     /// Finished deliveries kept in the log.
     public var deliveryRetention = 100_000
     /// Webhooks may not go to loopback or private addresses either.
@@ -107,6 +109,9 @@ public struct ServeOptions: Sendable {
         },
         Setting(flag: "max-queue", help: "undelivered deliveries before input is refused with 503 (default 100000)") { o, v throws(UsageError) in
             o.maxQueue = try int("max-queue", v, 1...100_000_000)
+        },
+        Setting(flag: "max-future-ms", help: "how far ahead of the server clock an input's t may be (default 60000)") {
+            o, v throws(UsageError) in o.maxFutureMs = try int("max-future-ms", v, 0...315_360_000_000)
         },
         Setting(flag: "delivery-retention", help: "finished deliveries kept in the log (default 100000)") { o, v throws(UsageError) in
             o.deliveryRetention = try int("delivery-retention", v, 0...100_000_000)

@@ -12,6 +12,8 @@ package enum Command: Sendable {
     case batch([BatchItem])
     /// A toggle's face set directly.
     case face(button: String, face: Int)
+    /// Back to rest at the server clock (`POST /buttons/{id}/reset`).
+    case reset(button: String)
     case sheet(String, SheetAction, t: Int64?)
 
     package struct BatchItem: Sendable {
@@ -50,7 +52,13 @@ extension Sequencer {
             var buttons: [(ButtonSlot, ButtonMachine)] = []
             var sheet: (SheetSlot, SheetMachine)?
             var gestures: [(GestureEvent, ControlEvent.Source)] = []
+            try checkFuture(command, now: now)
             switch command {
+            case .reset(let id):
+                let slot = try button(id)
+                var machine = batch.machine(of: slot)
+                gestures = machine.reset(now: now).map { ($0, .button(id)) }
+                buttons.append((slot, machine))
             case .input(let id, let input):
                 let slot = try button(id)
                 var machine = batch.machine(of: slot)
@@ -127,6 +135,27 @@ extension Sequencer {
             batch.answers.append(Batch.Answer(events: range, reply: reply))
         } catch {
             reply(.failure(error))
+        }
+    }
+
+    /// A `t` too far ahead of the server clock would push the button's clock there, and
+    /// every live input after it would be `out_of_order`: refused (SPEC §3).
+    private func checkFuture(_ command: Command, now: Int64) throws(ButtonsError) {
+        func check(_ t: Int64?, index: Int? = nil) throws(ButtonsError) {
+            guard let t, t > now &+ maxFutureMs, now &+ maxFutureMs > now else { return }
+            var details: [String: JSONValue] = ["field": .string(index.map { "[\($0)].t" } ?? "t")]
+            if let index { details["index"] = .int(Int64(index)) }
+            throw ButtonsError(
+                .invalid, code: "t_in_future",
+                message: "t is \(t - now) ms ahead of the server clock; at most \(maxFutureMs) ms (--max-future-ms) is taken",
+                details: details)
+        }
+        switch command {
+        case .input(_, let input): try check(input.t)
+        case .press(_, let down, _): try check(down.t)
+        case .batch(let items): for (index, item) in items.enumerated() { try check(item.input.t, index: index) }
+        case .sheet(_, _, let t): try check(t)
+        case .face, .reset: break
         }
     }
 

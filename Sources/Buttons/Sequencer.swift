@@ -33,13 +33,15 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     package let clock: Clock
     /// Undelivered deliveries allowed before input that would add more is refused with 503.
     package let maxQueue: Int
+    /// How far ahead of the server clock an input's `t` may be.
+    package let maxFutureMs: Int64
     /// Wraps the answers of one batch (the server takes its connection lock once for all).
     let answering: @Sendable (() -> Void) -> Void
     package var timers = TimerHeap()
 
     package init(
         registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
-        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int,
+        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000,
         answering: @escaping @Sendable (() -> Void) -> Void = { $0() }
     ) {
         self.answering = answering
@@ -51,6 +53,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         self.observer = observer
         self.clock = clock
         self.maxQueue = maxQueue
+        self.maxFutureMs = maxFutureMs
     }
 
     package func start() {

@@ -79,4 +79,27 @@ import Testing
         let push = ButtonMachine.restored(config: ButtonConfig(), face: 1, clock: nil, held: false, tapCount: 0, now: 9000)
         #expect(push.machine.state.face == 0)
     }
+
+    @Test func resetReleasesAHeldButtonAndEndsItsSeries() throws {
+        var machine = ButtonMachine(config: ButtonConfig(maxTaps: 3))
+        _ = try machine.press(Input(.down, t: 1000), holdMs: 10, now: 1000)  // one tap of a series
+        _ = try machine.apply(Input(.down, t: 1100), now: 1100)  // held, the second tap's down
+        let events = machine.reset(now: 2000)
+        #expect(events.texts == ["single-tap@2000 tapCount=1", "touch-cancel@2000 reason=reset"])
+        #expect(!machine.state.held)
+        #expect(machine.nextDeadline == nil)  // no timer of the old press fires later
+        // At rest at the server clock: the next input is taken from there on.
+        #expect(try machine.apply(Input(.down, t: 2001), now: 2001).texts == ["touch-down@2001"])
+    }
+
+    @Test func resetBringsAClockPushedAheadBackAndKeepsTheFace() throws {
+        var machine = ButtonMachine(config: ButtonConfig(kind: .toggle))
+        _ = try machine.press(Input(.down, t: 9_000_000), holdMs: 0, now: 1000)
+        #expect(machine.state.face == 1)
+        #expect(throws: InputError.self) { try machine.apply(Input(.down, t: 2000), now: 2000) }
+        // The press's tap series was still open (its single-tap due at the far-ahead time): it ends now.
+        #expect(machine.reset(now: 2000).texts == ["single-tap@2000 tapCount=1"])
+        #expect(machine.state.face == 1)
+        #expect(try machine.apply(Input(.down, t: 2001), now: 2001).texts == ["touch-down@2001"])
+    }
 }
