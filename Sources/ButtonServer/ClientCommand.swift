@@ -64,10 +64,15 @@ public enum ClientCommand {
         switch command {
         case "press", "down", "up":
             guard names.count == 1, let name = names.first else { throw Usage(message: "\(command) takes one button name") }
-            var body = "{}"
-            if command == "press", let hold { body = "{\"holdMs\":\(hold)}" }
-            let reply = try client.request("POST", "/api/v1/buttons/\(name)/\(command)", json: body)
-            return report(reply)
+            if command == "press", let hold {
+                // Held for real: the down now, the up `hold` ms later, so a long press fires
+                // live at its threshold (and handlers see it then, not all at once).
+                let down = try client.request("POST", "/api/v1/buttons/\(name)/down", json: "{}")
+                guard report(down) == 0 else { return 1 }
+                usleep(useconds_t(min(hold, 3_600_000)) * 1000)
+                return report(try client.request("POST", "/api/v1/buttons/\(name)/up", json: "{}"))
+            }
+            return report(try client.request("POST", "/api/v1/buttons/\(name)/\(command)", json: "{}"))
         case "events":
             guard names.isEmpty else { throw Usage(message: "events takes no names") }
             if !follow {
@@ -80,6 +85,7 @@ public enum ClientCommand {
             guard stream.status == 200 else { return fail("the server answered \(stream.status)") }
             while true {
                 let message = try stream.nextEvent()
+                guard message.event == nil else { continue }  // registry changes are not events
                 writeAll(1, ((message.data + "\n").utf8))
             }
         default:
@@ -90,10 +96,11 @@ public enum ClientCommand {
     /// Prints the events of a successful reply as JSON lines; the server's message otherwise.
     static func report(_ reply: HTTPClient.Reply) -> Int32 {
         guard (200..<300).contains(reply.status) else {
+            let hint = reply.status == 401 ? "; give a token with --token T or BUTTOND_TOKEN" : ""
             if case .string(let message)? = reply.json["error"]?["message"] {
-                return fail("\(message) (HTTP \(reply.status))")
+                return fail("\(message) (HTTP \(reply.status))\(hint)")
             }
-            return fail("the server answered HTTP \(reply.status)")
+            return fail("the server answered HTTP \(reply.status)\(hint)")
         }
         if case .array(let events)? = reply.json["events"] {
             for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }

@@ -42,7 +42,10 @@ public struct Logger: Sendable {
     }
 
     static func quote(_ value: String) -> String {
-        if !value.isEmpty && !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) { return value }
+        let plain = !value.isEmpty && !value.unicodeScalars.contains { c in
+            c == " " || c == "\"" || c == "=" || c == "\\" || c.value < 0x20 || c.value == 0x7F || c.properties.isWhitespace
+        }
+        if plain { return value }
         return jsonString(value)
     }
 
@@ -56,7 +59,7 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 {
+                if scalar.value < 0x20 || scalar.value == 0x7F {
                     let hex = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -90,8 +90,9 @@ public struct ServeOptions: Sendable {
         Setting(flag: "data-dir", help: "where the SQLite database lives (default ./data)") { o, v in o.dataDir = v },
         Setting(flag: "public-dir", help: "the control panel's files (default ./public)") { o, v in o.publicDir = v },
         Setting(flag: "scripts-dir", help: "enables script handlers, run from this directory") { o, v in o.scriptsDir = v },
-        Setting(flag: "admin-token", help: "token for everything under /api/v1") { o, v in o.adminToken = v },
-        Setting(flag: "press-token", help: "token that may read and send input") { o, v in o.pressToken = v },
+        // An empty token is no token (as an empty variable is): off loopback one is made.
+        Setting(flag: "admin-token", help: "token for everything under /api/v1") { o, v in o.adminToken = v.isEmpty ? nil : v },
+        Setting(flag: "press-token", help: "token that may read and send input") { o, v in o.pressToken = v.isEmpty ? nil : v },
         Setting(flag: "log-level", help: "debug, info, warn or error (default info)") { o, v throws(UsageError) in
             guard let level = Logger.Level(rawValue: v) else { throw UsageError(description: "--log-level must be debug, info, warn or error") }
             o.logLevel = level
@@ -100,7 +101,10 @@ public struct ServeOptions: Sendable {
             guard let format = Logger.Format(rawValue: v) else { throw UsageError(description: "--log-format must be logfmt or json") }
             o.logFormat = format
         },
-        Setting(flag: "config", help: "JSON file (the shape of GET /api/v1/config) seeding buttons and sheets") { o, v in o.configFile = v },
+        Setting(
+            flag: "config",
+            help: "JSON file (the shape of GET /api/v1/config) seeding buttons, sheets and handlers (a seeded webhook's secret: rotate-secret)"
+        ) { o, v in o.configFile = v },
         Setting(flag: "retention", help: "events kept in the history (default 100000)") { o, v throws(UsageError) in
             o.retention = try int("retention", v, 100...100_000_000)
         },

@@ -10,7 +10,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "serve"
 let rest = arguments.first == command ? Array(arguments.dropFirst()) : arguments
 
-switch command {
+switch arguments.first == "--version" ? "version" : command {
 case "version":
     print("buttond \(BuildInfo.version)")
 case "help":

@@ -30,7 +30,7 @@ import Testing
             }
             let store = try ButtonStore(directory: base)
             defer { store.close() }
-            #expect(try store.userVersion() == 7)
+            #expect(try store.userVersion() == ButtonStore.schemaVersion)
             var hook = Handler.Webhook(url: "http://x/h")
             hook.headers = ["A": "b"]
             hook.timeoutMs = 2000

@@ -1,0 +1,80 @@
+import Foundation
+import MicroHTTP
+import Testing
+
+@testable import ButtonServer
+@testable import ButtonStore
+
+/// Defects an outside review found (issue 17), each pinned down.
+@Suite("Hardening")
+struct HardeningTests {
+    @Test func aFailedStartExitsOneCleanlyEveryTime() throws {
+        let busy = try TestServer()
+        let dir = NSTemporaryDirectory() + "buttond-busy-\(UUID().uuidString)"
+        for _ in 0..<10 {
+            let (status, _, stderr) = try runButtond(["serve", "--port", String(busy.app.port), "--data-dir", dir])
+            #expect(status == 1, "\(stderr)")
+            #expect(stderr.contains("cannot listen") || stderr.contains("address"), "\(stderr)")
+            #expect(!stderr.contains("Fatal error") && !stderr.contains("Crash"), "\(stderr)")
+        }
+    }
+
+    @Test func controlCharactersAreEscapedInLogfmt() {
+        #expect(Logger.quote("/c\u{1B}[31mred") == #""/c\u001b[31mred""#)
+        #expect(Logger.quote("a\u{7F}b") == #""a\u007fb""#)
+        #expect(Logger.quote("plain") == "plain")
+        #expect(!Logger.quote("tab\there").contains("\t"))
+    }
+
+    @Test func anEmptyAdminTokenIsNoToken() throws {
+        let options = try ServeOptions.parse(["--admin-token", "", "--press-token=", "--host", "0.0.0.0"], environment: [:])
+        #expect(options.adminToken == nil)
+        #expect(options.pressToken == nil)
+        // Off loopback with no token, one is made and kept.
+        let dir = NSTemporaryDirectory() + "buttond-token-\(UUID().uuidString)"
+        let server = try ServerProcess(dataDir: dir, arguments: ["--admin-token", "", "--host", "0.0.0.0"])
+        defer { server.stop() }
+        #expect(server.log.contains("generated an admin token"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/admin-token"))
+    }
+
+    @Test func versionAsAFlagToo() throws {
+        let (status, stdout, _) = try runButtond(["--version"])
+        #expect(status == 0)
+        #expect(stdout.hasPrefix("buttond "))
+        #expect(try runButtond(["version"]).1 == stdout)
+    }
+
+    @Test func theClientHoldsForReal() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "door", "longPressMs": 300}"#)
+        let started = Date()
+        let (status, stdout, stderr) = try runButtond(["press", "door", "--hold", "700", "--server", "http://127.0.0.1:\(server.app.port)"])
+        #expect(status == 0, "\(stderr)")
+        #expect(Date().timeIntervalSince(started) >= 0.7)
+        let events = try server.client.get("/api/v1/events").json["events"]?.array ?? []
+        #expect(events.map { $0["type"]?.string ?? "" } == ["touch-down", "long-press", "touch-up-inside", "long-press-end"])
+        let downT = events.first?["t"]?.int ?? 0
+        let upT = events.last?["t"]?.int ?? 0
+        #expect(upT - downT >= 700)
+        #expect(stdout.contains("long-press-end"))
+    }
+
+    @Test func theClientSaysHowToGiveAToken() throws {
+        let server = try TestServer { $0.adminToken = "admin-token-0123456789" }
+        let (status, _, stderr) = try runButtond(["press", "door", "--server", "http://127.0.0.1:\(server.app.port)"])
+        #expect(status == 1)
+        #expect(stderr.contains("--token") && stderr.contains("BUTTOND_TOKEN"))
+    }
+
+    @Test func newPositionsComeFromAnIndex() throws {
+        let dir = NSTemporaryDirectory() + "buttond-plan-\(UUID().uuidString)"
+        let store = try ButtonStore(directory: dir)
+        defer { store.close() }
+        let plans = try store.withConnection { connection throws(StoreError) in
+            try connection.statement("EXPLAIN QUERY PLAN SELECT COALESCE(MAX(position), -1) + 1 FROM buttons").rows { $0.text(3) }
+                + connection.statement("EXPLAIN QUERY PLAN SELECT COALESCE(MAX(position), -1) + 1 FROM sheets").rows { $0.text(3) }
+        }
+        #expect(plans.allSatisfy { $0.contains("USING") && $0.contains("INDEX") }, "\(plans)")
+    }
+}
