@@ -68,9 +68,22 @@ public enum ClientCommand {
                 // Held for real: the down now, the up `hold` ms later, so a long press fires
                 // live at its threshold (and handlers see it then, not all at once).
                 let down = try client.request("POST", "/api/v1/buttons/\(name)/down", json: "{}")
-                guard report(down) == 0 else { return 1 }
+                guard (200..<300).contains(down.status), case .array(let started)? = down.json["events"],
+                    case .int(let first)? = started.first?["seq"]
+                else { return report(down) }
                 usleep(useconds_t(min(hold, 3_600_000)) * 1000)
-                return report(try client.request("POST", "/api/v1/buttons/\(name)/up", json: "{}"))
+                let up = try client.request("POST", "/api/v1/buttons/\(name)/up", json: "{}")
+                guard (200..<300).contains(up.status), case .array(let ended)? = up.json["events"],
+                    case .int(let last)? = ended.last?["seq"]
+                else { return report(up) }
+                // Everything the press made, the timers' events (long press, repeats) included.
+                let history = try client.get("/api/v1/events?button=\(name)&after=\(first - 1)&limit=1000")
+                guard case .array(let events)? = history.json["events"] else { return report(up) }
+                for event in events {
+                    guard case .int(let seq)? = event["seq"], seq <= last else { continue }
+                    print(String(decoding: JSONWriter.encode(event), as: UTF8.self))
+                }
+                return 0
             }
             return report(try client.request("POST", "/api/v1/buttons/\(name)/\(command)", json: "{}"))
         case "events":

@@ -2226,6 +2226,9 @@ enum OpenAPIDocument {
               "401": {
                 "$ref": "#/components/responses/Unauthorized"
               },
+              "403": {
+                "$ref": "#/components/responses/Forbidden"
+              },
               "404": {
                 "$ref": "#/components/responses/NotFound"
               },

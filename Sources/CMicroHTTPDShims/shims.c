@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <stdint.h>
 
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -33,6 +34,31 @@ static size_t bd_unescape(void *cls, struct MHD_Connection *connection, char *s)
     return (size_t)(out - s);
 }
 
+/* What the URI-log callback hands a request with too many query parameters, instead of a
+   request context: the access handler answers it with an error. */
+static char too_many_parameters;
+
+void *bd_too_many_parameters(void) { return &too_many_parameters; }
+
+/* Called with the request line's URI before libmicrohttpd parses the query into its
+   connection pool (which a few hundred parameters exhaust, leaving the connection with no
+   answer at all). Too many: the query is cut off where it starts, so nothing is parsed,
+   and the request is marked for an error answer. */
+static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)connection;
+    unsigned int limit = (unsigned int)(uintptr_t)cls;
+    char *query = strchr(uri, '?');
+    if (query == NULL) return NULL;
+    unsigned int count = 1;
+    for (const char *c = query + 1; *c != '\0'; c++) {
+        if (*c == '&' && ++count > limit) {
+            query[1] = '\0';  /* the URI is in libmicrohttpd's own (writable) read buffer */
+            return &too_many_parameters;
+        }
+    }
+    return NULL;
+}
+
 struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                    MHD_RequestCompletedCallback completed, void *completed_cls) {
@@ -57,6 +83,7 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                             MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
                             MHD_OPTION_UNESCAPE_CALLBACK, bd_unescape, NULL,
+                            MHD_OPTION_URI_LOG_CALLBACK, bd_uri_check, (void *)(uintptr_t)o->max_query_parameters,
                             MHD_OPTION_END);
 }
 

@@ -121,9 +121,20 @@ let accessHandler: MHD_AccessHandlerCallback = {
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let limit = server.configuration.maxBodyBytes
 
-    guard let opaque = requestContext.pointee else {
+    guard let opaque = requestContext.pointee, opaque != bd_too_many_parameters() else {
+        let tooMany = requestContext.pointee != nil
         let context = RequestContext()
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        if tooMany {
+            var response = HTTPError(
+                414, code: "too_many_parameters",
+                message: "the query has more than \(server.configuration.maxQueryParameters) parameters"
+            ).response
+            response.headers.append(("Connection", "close"))
+            return answer(
+                response, route: "414", method: method.map { String(cString: $0) } ?? "",
+                path: url.map { String(cString: $0) } ?? "", context: context, connection: connection, server: server)
+        }
         if let length = lookup(connection, .HEADER_KIND, "Content-Length"), let declared = UInt64(length),
             declared > UInt64(limit)
         {
@@ -192,7 +203,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
 }
 
 let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
-    guard let requestContext, let opaque = requestContext.pointee else { return }
+    guard let requestContext, let opaque = requestContext.pointee, opaque != bd_too_many_parameters() else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(opaque).takeRetainedValue()
     if context.pending != nil, let cls {
         // The client left while its answer was being produced: nobody will queue it.

@@ -74,7 +74,8 @@ public final class HTTPServer: Sendable {
                     idle_timeout_seconds: UInt32(configuration.idleTimeoutSeconds),
                     connection_memory_limit: configuration.connectionMemoryLimit,
                     thread_pool_size: UInt32(configuration.threads),
-                    listen_backlog: UInt32(configuration.listenBacklog))
+                    listen_backlog: UInt32(configuration.listenBacklog),
+                    max_query_parameters: UInt32(configuration.maxQueryParameters))
                 let me = Unmanaged.passUnretained(self).toOpaque()
                 return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
             }

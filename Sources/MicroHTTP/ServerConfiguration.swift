@@ -15,6 +15,9 @@ public struct ServerConfiguration: Sendable {
     public var maxStreams: Int = 500
     public var heartbeatSeconds: Double = 15
     public var listenBacklog: Int = 1024
+    /// Query parameters one request may have; more gets 414 (libmicrohttpd parses them into
+    /// the connection's memory, and a few hundred would leave it no room to answer at all).
+    public var maxQueryParameters: Int = 100
     /// Headers added to every response (SPEC §6).
     public var defaultHeaders: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'"),

@@ -77,4 +77,18 @@ struct HardeningTests {
         }
         #expect(plans.allSatisfy { $0.contains("USING") && $0.contains("INDEX") }, "\(plans)")
     }
+
+    @Test(arguments: [101, 600, 2_000])
+    func tooManyQueryParametersGetAnAnswerAndAClose(count: Int) throws {
+        let server = try TestServer()
+        let query = (0..<count).map { "a\($0)=1" }.joined(separator: "&")
+        let connection = try ClientConnection(host: "127.0.0.1", port: server.app.port, timeoutSeconds: 10)
+        try connection.write(Array("GET /healthz?\(query) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let reply = try connection.readReplyForTests()
+        #expect(reply.status == 414)
+        #expect(reply.json["error"]?["code"] == "too_many_parameters")
+        #expect(reply.header("connection")?.lowercased() == "close")
+        // A request with a handful still works.
+        #expect(try server.client.get("/api/v1/events?limit=5&after=0").status == 200)
+    }
 }

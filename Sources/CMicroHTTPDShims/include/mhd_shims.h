@@ -17,6 +17,7 @@ typedef struct bd_daemon_options {
     size_t connection_memory_limit;
     unsigned int thread_pool_size;
     unsigned int listen_backlog;
+    unsigned int max_query_parameters; /* more: the query is not parsed, the request gets 414 */
 } bd_daemon_options;
 
 /// Starts a daemon; MHD_start_daemon is variadic and cannot be called from Swift.
@@ -26,6 +27,9 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *options,
 
 /// The port the daemon is bound to (useful after binding port 0).
 uint16_t bd_daemon_port(struct MHD_Daemon *daemon);
+
+/// The request context a request with too many query parameters starts with.
+void *bd_too_many_parameters(void);
 
 /// Writes the client's numeric address into buf ("" when unknown).
 void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len);
