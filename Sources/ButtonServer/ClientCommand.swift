@@ -1,3 +1,4 @@
+import ButtonStore
 import Buttons
 import FoundationEssentials
 import Glibc
@@ -119,5 +120,37 @@ public enum ClientCommand {
             for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
         }
         return 0
+    }
+
+    /// `buttond check [--data-dir DIR]`: the database's integrity, 0 when sound, 1 with what
+    /// is wrong (run it when the server answers 503 "storage failed").
+    public static func check(_ arguments: [String], environment: [String: String]) -> Int32 {
+        var directory = environment["BUTTOND_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "./data"
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--data-dir", index + 1 < arguments.count {
+                directory = arguments[index + 1]
+                index += 2
+            } else if argument.hasPrefix("--data-dir=") {
+                directory = String(argument.dropFirst("--data-dir=".count))
+                index += 1
+            } else {
+                writeAll(2, "buttond: check takes --data-dir DIR, not '\(argument)'\n".utf8)
+                return 2
+            }
+        }
+        do {
+            let findings = try ButtonStore.check(directory: directory)
+            if findings == ["ok"] {
+                print("ok: \(directory) is sound")
+                return 0
+            }
+            for finding in findings { print(finding) }
+            writeAll(2, "buttond: \(directory) is damaged (above: what SQLite found); restore a backup of it\n".utf8)
+            return 1
+        } catch {
+            return fail(error.description)
+        }
     }
 }

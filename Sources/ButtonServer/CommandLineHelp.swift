@@ -14,7 +14,8 @@ public enum CommandLineHelp {
           buttond press NAME [--hold MS] [--server URL] [--token T]
           buttond down NAME | up NAME [--server URL] [--token T]
           buttond events [--follow] [--after SEQ] [--server URL] [--token T]
-          buttond version
+          buttond check [--data-dir DIR]   is the database sound? (SQLite's integrity check)
+          buttond version | --version
           buttond --help
 
         \(ServeOptions.help)

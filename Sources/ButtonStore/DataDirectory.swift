@@ -44,10 +44,20 @@ enum DataDirectory {
             throw StoreError("cannot create the lock file \(path): \(lastError)")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno == EWOULDBLOCK ? "another buttond is using this data directory" : lastError
+            let held = errno == EWOULDBLOCK
+            let reason = lastError
+            // The holder wrote its pid into the file.
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let count = pread(fd, &bytes, bytes.count, 0)
             close(fd)
-            throw StoreError("cannot lock \(path): \(reason)")
+            guard held else { throw StoreError("cannot lock \(path): \(reason)") }
+            let pid = count > 0 ? Int32(String(decoding: bytes.prefix(count), as: UTF8.self).filter(\.isNumber)) : nil
+            let directory = String(path.dropLast("/buttond.lock".count))
+            throw StoreError("another buttond is using \(directory)" + (pid.map { " (pid \($0))" } ?? ""))
         }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, pid, pid.count, 0)
         return fd
     }
 

@@ -42,7 +42,7 @@ package final class Registry: Sendable {
     }
 
     package static func storageError(_ error: any Error) -> ButtonsError {
-        ButtonsError.unavailable("storage failed: \(error)", retryAfter: 1)
+        ButtonsError.unavailable("storage failed: \(error) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
     }
 
     // MARK: Buttons

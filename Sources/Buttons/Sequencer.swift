@@ -189,7 +189,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         do throws(StoreError) {
             try log.write(batch.events, states: batch.states, deliveries: batch.deliveries)
         } catch {
-            let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description)", retryAfter: 1)
+            let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
             let answers = batch.answers
             answering { for answer in answers { answer.reply(.failure(refusal)) } }
             let retry = clock.now() + 100

@@ -15,6 +15,8 @@ case "version":
     print("buttond \(BuildInfo.version)")
 case "help":
     print(CommandLineHelp.text)
+case "check":
+    exit(ClientCommand.check(rest, environment: ProcessInfo.processInfo.environment))
 case "serve":
     if rest.contains("--help") || rest.contains("-h") {
         print(CommandLineHelp.text)

@@ -91,4 +91,38 @@ struct HardeningTests {
         // A request with a handful still works.
         #expect(try server.client.get("/api/v1/events?limit=5&after=0").status == 200)
     }
+
+    @Test func aSecondServerOnTheSameDirectorySaysWhoHasIt() throws {
+        let dir = NSTemporaryDirectory() + "buttond-second-\(UUID().uuidString)"
+        let first = try ServerProcess(dataDir: dir)
+        defer { first.stop() }
+        let started = Date()
+        let (status, _, stderr) = try runButtond(["serve", "--port", "0", "--data-dir", dir])
+        #expect(status == 1)
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(stderr.contains("another buttond is using \(dir) (pid \(first.pid))"), "\(stderr)")
+        #expect(!stderr.contains("corrupt") && !stderr.contains("SQLite database?"))
+    }
+
+    @Test func checkSaysWhetherTheDatabaseIsSound() throws {
+        let server = try TestServer()
+        for i in 0..<300 { try server.createButton("{\"id\": \"b\(i)\", \"label\": \"\(String(repeating: "x", count: 60))\"}") }
+        let dir = server.dataDir
+        let (ok, out, _) = try runButtond(["check", "--data-dir", dir])  // beside the running server
+        #expect(ok == 0)
+        #expect(out.contains("ok"))
+        server.stop()
+        // Damage a page in the middle of the file, as a failing disk would.
+        let path = dir + "/buttond.sqlite3"
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        handle.write(Data(repeating: 0x5A, count: 4096))
+        try handle.close()
+        let (damaged, findings, stderr) = try runButtond(["check", "--data-dir", dir])
+        #expect(damaged == 1)
+        #expect(!findings.contains("is sound"))
+        #expect(stderr.contains("damaged") || stderr.contains("malformed"), "\(stderr)")
+        #expect(try runButtond(["check", "--data-dir", dir + "-none"]).0 == 1)
+    }
 }
