@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev mosquitto mosquitto-clients
 RELEASE_BIN := .build/release/buttond
 
-.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-mqtt test-container bench clean
+.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-mqtt test-readme test-container bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -24,8 +24,9 @@ run: release
 	$(RELEASE_BIN) serve --data-dir ./data --public-dir ./public
 
 # Every test: unit and live-server (Swift Testing), browser (Chromium), hostile input
-# (schemathesis and friends), MQTT (a real mosquitto broker), and the container build.
-test: test-swift test-fuzz test-browser test-hostile test-mqtt test-container
+# (schemathesis and friends), MQTT (a real mosquitto broker), the README's shell blocks, and
+# the container build.
+test: test-swift test-fuzz test-browser test-hostile test-mqtt test-readme test-container
 
 test-swift: deps
 	$(SWIFT) build --build-tests
@@ -44,6 +45,10 @@ test-hostile: release
 
 test-mqtt: release
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/mqtt/run.sh
+
+# The README's quick start, handler walkthrough and client section, run as pasted.
+test-readme: release
+	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/readme/run.sh
 
 test-container:
 	bash tests/container/run.sh
