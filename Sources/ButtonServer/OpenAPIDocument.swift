@@ -4712,6 +4712,14 @@ enum OpenAPIDocument {
               "target": {
                 "type": "string",
                 "description": "Where it goes: `POST http://host/path`, `script name`, `mqtt`."
+              },
+              "statusCode": {
+                "type": "integer",
+                "description": "The receiver's answer to the last attempt."
+              },
+              "exitCode": {
+                "type": "integer",
+                "description": "The script's exit code (or signal) in the last attempt."
               }
             }
           },
@@ -4847,6 +4855,14 @@ enum OpenAPIDocument {
               "target": {
                 "type": "string",
                 "description": "Where it goes: `POST http://host/path`, `script name`, `mqtt`."
+              },
+              "statusCode": {
+                "type": "integer",
+                "description": "The receiver's answer to the last attempt."
+              },
+              "exitCode": {
+                "type": "integer",
+                "description": "The script's exit code (or signal) in the last attempt."
               }
             }
           },

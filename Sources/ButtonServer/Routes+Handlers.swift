@@ -18,6 +18,8 @@ extension API {
         if let sheet = row.event.sheet { object["sheet"] = .string(sheet) }
         if let waitingFor { object["waitingFor"] = .string(DeliveryRow.publicID(waitingFor)) }
         if let outcome = row.lastOutcome { object["outcome"] = .string(outcome) }
+        if let code = row.lastStatusCode { object["statusCode"] = .int(Int64(code)) }
+        if let code = row.lastExitCode { object["exitCode"] = .int(Int64(code)) }
         if let target = target(of: row.handler, redacting: redacting) { object["target"] = .string(target) }
         return .object(object)
     }

@@ -48,7 +48,8 @@ extension ButtonStore {
                 seq: row.int64(6), id: row.text(7), type: row.text(8), button: row.optionalText(9),
                 sheet: row.optionalText(10), t: row.int64(11), face: row.optionalInt(12), option: row.optionalText(13),
                 label: row.optionalText(14), json: row.blob(15)),
-            body: row.optionalBlob(16), lastOutcome: row.optionalText(17))
+            body: row.optionalBlob(16), lastOutcome: row.optionalText(17), lastStatusCode: row.optionalInt(18),
+            lastExitCode: row.optionalInt(19))
     }
 
     /// At start: every delivery not finished, oldest first (a stopped process's in-flight ones
@@ -59,7 +60,9 @@ extension ButtonStore {
                 """
                 SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
                     button, sheet, t, face, option, label, event, body,
-                    (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
+                    (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                    (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                    (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
                 FROM deliveries WHERE status = 0 ORDER BY id
                 """
             ).rows(Self.deliveryRow)
@@ -87,7 +90,9 @@ extension ButtonStore {
                 """
                 SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
                     button, sheet, t, face, option, label, event, body,
-                    (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
+                    (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                    (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                    (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
                 FROM deliveries WHERE id = ?1
                 """)
             select.bind(id, at: 1)
@@ -109,7 +114,9 @@ extension ButtonStore {
                     """
                     SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
                         button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
+                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
                     FROM deliveries INDEXED BY deliveries_handler
                     WHERE handler = ?1 AND id < ?2 AND status = ?4 ORDER BY id DESC LIMIT ?3
                     """)
@@ -120,7 +127,9 @@ extension ButtonStore {
                     """
                     SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
                         button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
+                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
                     FROM deliveries INDEXED BY deliveries_handler
                     WHERE handler = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
@@ -130,7 +139,9 @@ extension ButtonStore {
                     """
                     SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
                         button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
+                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
                     FROM deliveries INDEXED BY deliveries_status
                     WHERE status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
@@ -140,7 +151,9 @@ extension ButtonStore {
                     """
                     SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
                         button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
+                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
+                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
                     FROM deliveries WHERE id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
             }

@@ -17,12 +17,16 @@ public struct DeliveryRow: Sendable, Equatable {
     /// The exact bytes sent on every attempt when the handler shapes its own body (a rendered
     /// template); nil when the event JSON itself is sent.
     public var body: [UInt8]?
-    /// How its last attempt ended (`ok`, `http_status`, …), nil before the first.
+    /// How its last attempt ended (`ok`, `http_status`, …), nil before the first, with the
+    /// receiver's status code or the script's exit code.
     public var lastOutcome: String?
+    public var lastStatusCode: Int?
+    public var lastExitCode: Int?
 
     public init(
         id: Int64, handler: String, status: DeliveryStatus = .pending, attempts: Int = 0, nextAttemptAt: Int64,
-        createdAt: Int64, event: DeliveryEvent, body: [UInt8]? = nil, lastOutcome: String? = nil
+        createdAt: Int64, event: DeliveryEvent, body: [UInt8]? = nil, lastOutcome: String? = nil,
+        lastStatusCode: Int? = nil, lastExitCode: Int? = nil
     ) {
         self.id = id
         self.handler = handler
@@ -33,6 +37,8 @@ public struct DeliveryRow: Sendable, Equatable {
         self.event = event
         self.body = body
         self.lastOutcome = lastOutcome
+        self.lastStatusCode = lastStatusCode
+        self.lastExitCode = lastExitCode
     }
 
     /// The bytes every attempt sends (and signs).

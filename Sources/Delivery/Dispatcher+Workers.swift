@@ -99,6 +99,8 @@ extension Dispatcher {
             var done = row
             done.attempts = number
             done.lastOutcome = result.outcome.rawValue
+            done.lastStatusCode = result.statusCode
+            done.lastExitCode = result.exitCode
             done.status = decision.status
             if case .retry(let at) = decision { done.nextAttemptAt = at }
             return Attempt(delivery: done, kind: target.kind, number: number, startedAt: startedAt, result: result, decision: decision)

@@ -32,6 +32,10 @@ const tokenListeners = new Set();
 export function onTokenChange(fn) { tokenListeners.add(fn); }
 export function currentToken() { return memoryToken || getToken(); }
 
+// Told when the server refuses a change (403): the session's token may only press.
+const forbiddenListeners = new Set();
+export function onForbidden(fn) { forbiddenListeners.add(fn); }
+
 // The token prompt is installed by the app; only one prompt is shown at a time.
 let promptForToken = null;
 let pendingPrompt = null;
@@ -71,6 +75,7 @@ export async function api(method, path, body, { retryAuth = true } = {}) {
   if (text) {
     try { data = JSON.parse(text); } catch { data = null; }
   }
+  if (res.status === 403 && method !== "GET") for (const fn of forbiddenListeners) fn(path);
   if (!res.ok) {
     const e = data && data.error ? data.error : {};
     let message = e.message || `${res.status} ${res.statusText || "error"}`;
@@ -79,6 +84,21 @@ export async function api(method, path, body, { retryAuth = true } = {}) {
     throw new ApiError(res.status, e.code || `http_${res.status}`, message, e.field, { index: e.index, retryAfter });
   }
   return data;
+}
+
+/**
+ * "admin" or "press". A press token may read and send input but gets 403 on admin routes;
+ * GET /api/v1/mqtt is one that every server answers, so its 403 says "press token".
+ * Anything else (no auth, an old server without the route, a network error) is "admin":
+ * the edit mode then reports what the server refuses.
+ */
+export async function probeRole() {
+  try {
+    await api("GET", "mqtt", undefined, { retryAuth: false });
+  } catch (err) {
+    if (err.status === 403) return "press";
+  }
+  return "admin";
 }
 
 export const get = (p) => api("GET", p);

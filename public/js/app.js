@@ -1,13 +1,19 @@
-// buttond control panel: wiring.
+// buttond control panel: wiring. Loads the registry and the recent history, follows the stream,
+// and decides what this session offers: edit mode for an admin, pages when there are groups,
+// the kiosk when asked for.
 
-import { get, setToken, setTokenPrompt, currentToken, onTokenChange } from "./api.js";
-import { showError, toast } from "./ui.js";
+import { get, setToken, setTokenPrompt, currentToken, onTokenChange, onForbidden, probeRole } from "./api.js";
+import { showError, toast, openModal } from "./ui.js";
 import { ingest, loadButtons, loadSheets, onChange, markSeen } from "./store.js";
-import { render, setEditing, isEditing, setEditorHooks } from "./grid.js";
-import { renderSheetList, setSheetEditorHook } from "./sheets.js";
+import { render, setEditing, isEditing } from "./grid.js";
+import { renderSheetList } from "./sheets.js";
 import { initLog } from "./log.js";
+import { initPages } from "./pages.js";
 import { startStream } from "./stream.js";
-import { openEditor, createButton, createSheet, showDeliveries } from "./editor.js";
+import { openEditor, createButton, createSheet, showDeliveries, closeEditor } from "./editor.js";
+import { isKiosk, startKiosk } from "./kiosk.js";
+import { registerWorker } from "./pwa.js";
+import { mode } from "./mode.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,14 +38,14 @@ setTokenPrompt((reason) => new Promise((resolve) => {
   };
   form.addEventListener("submit", onSubmit);
   dlg.addEventListener("cancel", (e) => e.preventDefault(), { once: true });
-  if (!dlg.open) dlg.showModal();
+  openModal(dlg);
   input.focus();
 }));
 
 function updateTokenButton() {
   $("forget-token").hidden = !currentToken();
 }
-onTokenChange(updateTokenButton);
+onTokenChange(() => { updateTokenButton(); checkRole(); });
 $("forget-token").addEventListener("click", () => {
   setToken("");
   toast("Token forgotten in this browser.");
@@ -56,24 +62,49 @@ function setConn(state) {
   }[state] || state;
 }
 
-// ---- edit mode, log drawer ----------------------------------------------------------------
+// ---- edit mode: offered to an admin session only -------------------------------------------
 
 const editToggle = $("edit-toggle");
-editToggle.addEventListener("click", () => {
-  const on = !isEditing();
+
+function setEditMode(on) {
   editToggle.setAttribute("aria-pressed", String(on));
   editToggle.textContent = on ? "Done" : "Edit";
   document.body.classList.toggle("editing", on);
   $("editbar").hidden = !on;
   setEditing(on);
   renderSheetList();
+}
+
+function applyRole(role) {
+  mode.canEdit = role === "admin" && !mode.kiosk;
+  editToggle.hidden = !mode.canEdit;
+  document.body.dataset.role = role;
+  if (!mode.canEdit && isEditing()) {
+    closeEditor();
+    setEditMode(false);
+  }
+}
+
+async function checkRole() {
+  const role = await probeRole();
+  const wasAdmin = mode.canEdit;
+  applyRole(role);
+  return wasAdmin && !mode.canEdit;
+}
+
+onForbidden(async () => {
+  if (await checkRole()) toast("This token may press buttons but not change them.", { kind: "error" });
 });
+
+editToggle.addEventListener("click", () => setEditMode(!isEditing()));
 $("add-button").addEventListener("click", () => createButton());
 $("empty-create").addEventListener("click", () => createButton());
 $("add-sheet").addEventListener("click", () => createSheet());
 $("all-deliveries").addEventListener("click", () => showDeliveries(null));
-setEditorHooks(openEditor, (group) => createButton(group));
-setSheetEditorHook(openEditor);
+$("health-close").addEventListener("click", () => $("health-dialog").close());
+mode.openEditor = openEditor;
+mode.createInGroup = (group) => createButton(group);
+mode.showDeliveries = showDeliveries;
 
 // ---- data -----------------------------------------------------------------------------
 
@@ -101,6 +132,7 @@ async function boot() {
       streamStarted = true;
       startStream({ onStatus: setConn, onResync: resync });
     }
+    if (!mode.kiosk) await checkRole();
   } catch (err) {
     if (bootFailures++ === 0 || err.status !== 0) showError(err, "Loading the panel");
     setConn("offline");
@@ -112,6 +144,14 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible" && streamStarted) resync().catch((e) => showError(e, "Refreshing"));
 });
 
+mode.kiosk = isKiosk();
+if (mode.kiosk) {
+  startKiosk();
+  applyRole("press");
+  document.body.dataset.role = "kiosk";
+}
 initLog();
+initPages();
 updateTokenButton();
+registerWorker();
 boot();

@@ -2,28 +2,36 @@
 // is open (opened here, in another browser, or through the API).
 
 import { post, enc } from "./api.js";
-import { el, icon, showError } from "./ui.js";
+import { el, icon, showError, openModal } from "./ui.js";
 import { sheets, onEvent, ingest, loadSheets } from "./store.js";
-import { isEditing } from "./grid.js";
+import { mode } from "./mode.js";
+import { healthOf, openHealth } from "./health.js";
 
 const openDialogs = new Map(); // sheet id -> dialog
-let openEditor = () => {};
-export function setSheetEditorHook(fn) { openEditor = fn; }
 
 export function renderSheetList() {
   const section = document.getElementById("sheets-section");
   const host = document.getElementById("sheet-list");
   const list = [...sheets.values()].sort((a, b) => (a.title || a.id).localeCompare(b.title || b.id));
   section.hidden = list.length === 0;
-  host.replaceChildren(...list.map((s) => el("button.sheet-launch", {
-    type: "button",
-    dataset: { sheet: s.id },
-    on: { click: () => (isEditing() ? openEditor("sheet", s.id) : openSheetRemote(s.id)) },
-  },
-  el("span.sheet-launch-icon", {}, icon(isEditing() ? "edit" : "sheet")),
-  el("span.sheet-launch-text", {},
-    el("span.sheet-launch-title", { text: s.title || s.id }),
-    el("span.sheet-launch-sub", { text: `${(s.options || []).length} option${(s.options || []).length === 1 ? "" : "s"}` })))));
+  host.replaceChildren(...list.map((s) => {
+    const h = healthOf(s);
+    const n = (s.options || []).length;
+    const launch = el("button.sheet-launch", {
+      type: "button",
+      dataset: { sheet: s.id },
+      on: { click: () => (mode.editing ? mode.openEditor("sheet", s.id) : openSheetRemote(s.id)) },
+    },
+    el("span.sheet-launch-icon", {}, icon(mode.editing ? "edit" : "sheet")),
+    el("span.sheet-launch-text", {},
+      el("span.sheet-launch-title", { text: s.title || s.id }),
+      el("span.sheet-launch-sub", { text: `${n} option${n === 1 ? "" : "s"}` })));
+    const mark = h ? el("button.health-mark", {
+      type: "button", "aria-label": `${s.title || s.id}: handler ${h.state}. Show why`, title: `handler ${h.state}: ${h.reason || ""}`,
+      on: { click: () => openHealth(s.id, "sheet") },
+    }, el("span.health-dot", {}, icon(h.state === "disabled" ? "ban" : "alert"))) : null;
+    return el("div.sheet-cell", { dataset: { sheet: s.id, health: h ? h.state : "ok" } }, launch, mark);
+  }));
   // Sheets marked open on the server are shown (first load, reconnect).
   for (const s of list) {
     if (s.state && s.state.open) showSheet(s.id);
@@ -83,7 +91,7 @@ function showSheet(id) {
   dlg.addEventListener("click", (e) => { if (e.target === dlg) cancel(); }); // the backdrop
   document.body.append(dlg);
   openDialogs.set(id, dlg);
-  dlg.showModal();
+  openModal(dlg);
   requestAnimationFrame(() => dlg.classList.add("in"));
   const first = dlg.querySelector(".bs-option") || dlg.querySelector(".bs-cancel");
   if (first) first.focus();

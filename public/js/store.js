@@ -12,8 +12,11 @@ let maxSeq = 0;
 
 const eventListeners = new Set();
 const changeListeners = new Set();
+const registryListeners = new Set();
 
 export function onEvent(fn) { eventListeners.add(fn); }
+/** fn(message, previous): after a registry change from the stream is applied. */
+export function onRegistry(fn) { registryListeners.add(fn); }
 export function onChange(fn) { changeListeners.add(fn); }
 export function lastSeq() { return maxSeq; }
 export function markSeen(seq) {
@@ -42,6 +45,43 @@ export function ingest(events, source = "stream") {
     }
   }
   return fresh;
+}
+
+/**
+ * Applies an `event: registry` message: `{op: put|delete, kind: button|sheet, id, button|sheet}`.
+ * A put keeps the live state this page already follows from control events (the stream orders
+ * those by seq; a registry message has none), so a look change never un-presses a held key.
+ */
+export function applyRegistry(msg) {
+  if (!msg || typeof msg.id !== "string") return;
+  const map = msg.kind === "button" ? buttons : msg.kind === "sheet" ? sheets : null;
+  if (!map) return;
+  const previous = map.get(msg.id);
+  if (msg.op === "delete") {
+    if (!previous) return;
+    map.delete(msg.id);
+  } else if (msg.op === "put") {
+    const next = msg[msg.kind];
+    if (!next || next.id !== msg.id) return;
+    if (previous && previous.state) next.state = previous.state;
+    map.set(msg.id, next);
+  } else return;
+  for (const fn of registryListeners) {
+    try { fn(msg, previous); } catch (err) { console.error(err); }
+  }
+  changed(msg.kind === "button" ? "buttons" : "sheets");
+}
+
+/** Fetches one button again (after a refused input) and shows the server's state of it. */
+export async function reloadButton(id) {
+  try {
+    const b = await get(`buttons/${encodeURIComponent(id)}`);
+    buttons.set(id, b);
+  } catch (err) {
+    if (err.status !== 404) return;
+    buttons.delete(id);
+  }
+  changed("buttons");
 }
 
 /** Loads every button (all pages). */

@@ -1,9 +1,10 @@
-// The live feed: /api/v1/events/stream as Server-Sent Events. EventSource reconnects by itself
+// The live feed: /api/v1/events/stream as Server-Sent Events (control events, and registry
+// changes as `event: registry`). EventSource reconnects by itself
 // and sends Last-Event-ID; when it gives up (a non-200 answer, e.g. 401) we check the API,
 // which asks for a token if needed, and open a new one from the last seq seen.
 
 import { API, api, currentToken, onTokenChange } from "./api.js";
-import { ingest, lastSeq } from "./store.js";
+import { ingest, lastSeq, applyRegistry } from "./store.js";
 
 let es = null;
 let retryTimer = null;
@@ -41,6 +42,13 @@ function connect() {
     try { ev = JSON.parse(m.data); } catch { return; }
     ingest([ev], "stream");
   };
+  // Registry changes (create, look, status, health, delete): no id, not in the history.
+  source.addEventListener("registry", (m) => {
+    if (es !== source) return;
+    let msg;
+    try { msg = JSON.parse(m.data); } catch { return; }
+    applyRegistry(msg);
+  });
   source.onerror = () => {
     if (es !== source) return;
     dropped = true;

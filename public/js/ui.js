@@ -10,7 +10,7 @@ export function el(spec, attrs = {}, ...children) {
     if (k === "on") {
       for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
     } else if (k === "dataset") {
-      Object.assign(node.dataset, v);
+      for (const [dk, dv] of Object.entries(v)) if (dv !== undefined && dv !== null) node.dataset[dk] = String(dv);
     } else if (k === "text") {
       node.textContent = v;
     } else if (k in node && typeof v !== "string") {
@@ -50,23 +50,55 @@ export function icon(name) {
     up: "M12 19V5M6 11l6-6 6 6",
     down: "M12 5v14M6 13l6 6 6-6",
     sheet: "M4 15h16v5H4zM7 10h10M9 6h6",
+    alert: "M12 4 2.5 20h19L12 4zM12 10v4M12 17h.01",
+    ban: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM5.7 5.7l12.6 12.6",
+    chevron: "M6 15l6-6 6 6",
+    older: "M12 5v14M6 13l6 6 6-6",
   };
   return svg("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", class: "icon" }, svg("path", { d: paths[name] || "" }));
 }
 
-// ---- toasts ---------------------------------------------------------------
+// ---- modal dialogs and toasts ---------------------------------------------------------------
+// A modal dialog makes the rest of the page inert and covers it (the top layer), so the toast
+// region moves into the topmost open modal: toasts stay visible and dismissable above dialogs.
 
-export function toast(message, { kind = "info", detail = "", timeout } = {}) {
+const modals = [];
+
+function homeToasts() {
   const host = document.getElementById("toasts");
+  if (!host) return;
+  const top = modals[modals.length - 1] || document.body;
+  if (host.parentNode !== top) top.append(host);
+}
+
+/** showModal(), keeping track of the topmost modal for the toasts. */
+export function openModal(dlg) {
+  if (!dlg.open) dlg.showModal();
+  if (!modals.includes(dlg)) {
+    modals.push(dlg);
+    dlg.addEventListener("close", () => {
+      const i = modals.indexOf(dlg);
+      if (i >= 0) modals.splice(i, 1);
+      homeToasts();
+    }, { once: true });
+  }
+  homeToasts();
+}
+
+export function toast(message, { kind = "info", detail = "", timeout, action } = {}) {
+  const host = document.getElementById("toasts");
+  homeToasts();
   const close = el("button.toast-close", { type: "button", "aria-label": "Dismiss" }, icon("close"));
+  const act = action ? el("button.btn.btn-small.toast-action", { type: "button", text: action.label }) : null;
   const node = el(`div.toast.toast-${kind}`, { role: kind === "error" ? "alert" : "status" },
     el("div.toast-text", {}, el("strong", { text: message }), detail ? el("span.toast-detail", { text: detail }) : null),
-    close);
+    act, close);
   const remove = () => {
     node.classList.add("toast-out");
     setTimeout(() => node.remove(), 200);
   };
   close.addEventListener("click", remove);
+  if (act) act.addEventListener("click", () => { remove(); action.run(); });
   host.append(node);
   while (host.children.length > 4) host.firstElementChild.remove();
   const ms = timeout ?? (kind === "error" ? 8000 : 3500);
@@ -94,7 +126,7 @@ export function confirmAction(text, yesLabel = "Delete") {
   dlg.returnValue = "";
   return new Promise((resolve) => {
     dlg.addEventListener("close", () => resolve(dlg.returnValue === "yes"), { once: true });
-    dlg.showModal();
+    openModal(dlg);
   });
 }
 
@@ -114,6 +146,8 @@ export function fmtDateTime(ms) {
 
 /** Picks black or white text for a background colour (any CSS colour the browser knows). */
 export function readableOn(color) {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color || "");
+  if (hex) return luminanceText(...hex.slice(1).map((h) => parseInt(h, 16)));
   const probe = document.createElement("span");
   probe.style.color = color;
   if (!probe.style.color) return null;
@@ -122,7 +156,11 @@ export function readableOn(color) {
   probe.remove();
   const [r, g, b] = rgb.map(Number);
   if ([r, g, b].some((x) => Number.isNaN(x))) return null;
+  return luminanceText(r, g, b);
+}
+
+function luminanceText(r, g, b) {
   const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
   const L = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
-  return L > 0.4 ? "#111318" : "#ffffff";
+  return L > 0.22 ? "#111318" : "#ffffff"; // about where black and white contrast equally
 }

@@ -170,11 +170,78 @@ def sink():
     s.close()
 
 
-# ---- the browser ------------------------------------------------------------------------
+class StatusSink:
+    """A webhook receiver that answers each path with a chosen status (500 fails, 410 disables)."""
+
+    def __init__(self):
+        self.status: dict[str, int] = {}
+        self.hits: list[str] = []
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                sink.hits.append(self.path)
+                code = sink.status.get(self.path, 204)
+                self.send_response(code)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self, path: str, status: int) -> str:
+        self.status[path] = status
+        return self.base + path
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 @pytest.fixture(scope="session")
-def driver():
+def status_sink():
+    s = StatusSink()
+    yield s
+    s.close()
+
+
+def registry_events_supported(srv: Server, timeout: float = 3.0) -> bool:
+    """Whether the server announces registry changes on the stream (`event: registry`)."""
+    probe = f"registry-probe-{int(time.time() * 1000) % 100000}"
+    srv.call("POST", "/buttons", {"id": probe, "label": "probe"})
+    seen = threading.Event()
+
+    def read():
+        try:
+            with urllib.request.urlopen(srv.base + "/api/v1/events/stream?after=999999999", timeout=timeout + 1) as res:
+                while not seen.is_set():
+                    line = res.readline()
+                    if not line:
+                        return
+                    if line.strip() == b"event: registry":
+                        seen.set()
+        except Exception:
+            return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    srv.call("PATCH", f"/buttons/{probe}", {"label": "probe 2"})
+    seen.wait(timeout)
+    srv.call("DELETE", f"/buttons/{probe}")
+    return seen.is_set()
+
+
+# ---- the browser ------------------------------------------------------------------------
+
+
+def chrome(width: int | None = None, height: int = 800):
+    """Headless Chromium; with `width`, a phone: Chrome's mobile emulation (deviceMetrics, touch)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -188,9 +255,22 @@ def driver():
             opts.binary_location = path
             break
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if width:
+        opts.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 2, "touch": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+                         "Chrome/130.0 Mobile Safari/537.36",
+        })
     driver_path = shutil.which("chromedriver") or "/usr/lib/chromium/chromedriver"
     service = Service(executable_path=driver_path) if os.path.exists(driver_path) else Service()
     drv = webdriver.Chrome(options=opts, service=service)
-    drv.set_window_size(1280, 800)
+    if not width:
+        drv.set_window_size(1280, 800)
+    return drv
+
+
+@pytest.fixture(scope="session")
+def driver():
+    drv = chrome()
     yield drv
     drv.quit()

@@ -1,0 +1,149 @@
+// The delivery log: each row reads "button · event → target · outcome", newest first, with
+// older pages on demand; a row opens to its attempts and can be redelivered.
+
+import { get, post, enc } from "./api.js";
+import { el, icon, toast, showError, fmtDateTime } from "./ui.js";
+import { buttons, sheets } from "./store.js";
+import { show, onReturn } from "./editor-dialog.js";
+import { select, btn } from "./form.js";
+
+const STATUSES = ["pending", "in_flight", "ok", "failed", "expired", "blocked"];
+const PAGE = 50;
+
+export function handlerTarget(h) {
+  if (h.webhook) return `${h.webhook.method || "POST"} ${h.webhook.url}`;
+  if (h.script) return ["script", h.script.name, ...(h.script.args || [])].join(" ");
+  return h.target || h.id;
+}
+
+function words(s) { return String(s || "").replace(/_/g, " "); }
+
+function subject(d) {
+  if (d.button) return (buttons.get(d.button) || {}).label || d.button;
+  if (d.sheet) return (sheets.get(d.sheet) || {}).title || d.sheet;
+  return "";
+}
+
+const OUTCOMES = {
+  ok: "delivered", connect: "could not connect", timeout: "no answer in time", http_status: "refused by the receiver",
+  exit_code: "the script failed", signal: "the script was killed", refused: "script not runnable", blocked: "blocked",
+  expired: "expired",
+};
+
+/** The last attempt's outcome in words, or what the delivery is waiting for. */
+function outcome(d) {
+  const o = d.outcome && typeof d.outcome === "object" ? d.outcome : { outcome: d.outcome, statusCode: d.statusCode, exitCode: d.exitCode };
+  if (o.outcome) {
+    if (o.statusCode != null) return `HTTP ${o.statusCode}`;
+    if (o.exitCode != null) return `exit ${o.exitCode}`;
+    return OUTCOMES[o.outcome] || words(o.outcome);
+  }
+  if (d.status === "pending" && d.waitingFor) return `waiting for ${d.waitingFor}`;
+  return { pending: "queued", in_flight: "sending", ok: "delivered" }[d.status] || words(d.status);
+}
+
+export function showDeliveries(h) {
+  const statusSel = select("status", [["", "All statuses"], ...STATUSES.map((s) => [s, words(s)])], "");
+  const list = el("ul.delivery-list");
+  const note = el("p.muted", { text: "Loading…" });
+  const older = btn("Older", ".older", { hidden: true });
+  older.prepend(icon("older"));
+  const what = !h ? "All handlers"
+    : h.webhook || h.script ? `For ${handlerTarget(h)}`
+      : `For handler ${h.id}${h.owner ? ` of ${h.owner}` : ""}`;
+  const view = el("div.editor-view", {},
+    el("div.toolbar", {},
+      el("p.muted.grow", { text: what }),
+      el("label.inline", {}, el("span.visually-hidden", { text: "Status" }), statusSel),
+      btn("Refresh", ".btn-small", { on: { click: () => load() } })),
+    note, list, el("div.dialog-actions.center", {}, older));
+  let next = null;
+
+  async function load(append = false) {
+    const q = new URLSearchParams({ limit: String(PAGE) });
+    if (h) q.set("handler", h.id);
+    if (statusSel.value) q.set("status", statusSel.value);
+    if (append && next) q.set("before", next);
+    older.disabled = true;
+    try {
+      const res = await get(`deliveries?${q}`);
+      const ds = (res && res.deliveries) || [];
+      next = res && res.next ? String(res.next) : null;
+      older.hidden = !next;
+      // Rows the user had open stay open (with fresh attempts) across a refresh.
+      const open = new Set([...list.querySelectorAll("li.delivery")]
+        .filter((li) => li.querySelector(".delivery-summary").getAttribute("aria-expanded") === "true")
+        .map((li) => li.dataset.delivery));
+      const rows = ds.map((d) => deliveryRow(d, () => load()));
+      if (append) list.append(...rows); else list.replaceChildren(...rows);
+      note.hidden = list.children.length > 0;
+      note.textContent = "No deliveries yet. Press the button, or use Test.";
+      for (const row of rows) if (open.has(row.dataset.delivery)) row.querySelector(".delivery-summary").click();
+    } catch (err) {
+      note.hidden = false;
+      note.textContent = `Could not load deliveries: ${err.message}`;
+      showError(err, "Deliveries");
+    } finally {
+      older.disabled = false;
+    }
+  }
+  statusSel.addEventListener("change", () => load());
+  older.addEventListener("click", () => load(true));
+  load();
+  show("Deliveries", view);
+  onReturn(() => load());
+}
+
+function attemptsView(full) {
+  const attempts = full.attempts || [];
+  if (!attempts.length) {
+    return el("p.muted", { text: full.nextAttemptAt ? `No attempt yet (next ${fmtDateTime(full.nextAttemptAt)}).` : "No attempt yet." });
+  }
+  return el("ol.attempts", {}, ...attempts.map((a) => el("li.attempt", {},
+    el("div.attempt-head", {},
+      el("strong", { text: `#${a.number}` }),
+      el("span.status", { dataset: { status: a.outcome === "ok" ? "ok" : "failed" }, text: words(a.outcome) }),
+      a.statusCode != null ? el("span", { text: `HTTP ${a.statusCode}` }) : null,
+      a.exitCode != null ? el("span", { text: `exit ${a.exitCode}` }) : null,
+      el("span.muted", { text: `${fmtDateTime(a.startedAt)} · ${a.durationMs} ms` })),
+    a.output ? el("pre.output", { text: a.output }) : null)));
+}
+
+function deliveryRow(d, reload) {
+  const details = el("div.delivery-details", { hidden: true });
+  const target = d.target || d.handler || "";
+  const toggle = el("button.delivery-summary", { type: "button", "aria-expanded": "false" },
+    el("span.status", { dataset: { status: d.status || "" }, text: words(d.status || "?") }),
+    el("span.delivery-main", {},
+      el("span.delivery-line", {},
+        el("strong", { text: subject(d) }), " · ", el("span.delivery-event", { text: d.type || `event #${d.eventSeq}` }),
+        " → ", el("span.delivery-target", { title: target, text: target })),
+      el("span.delivery-sub", { text: [outcome(d), `${d.attempts ?? 0} attempt${d.attempts === 1 ? "" : "s"}`,
+        d.createdAt ? fmtDateTime(d.createdAt) : null].filter(Boolean).join(" · ") })));
+  toggle.addEventListener("click", async () => {
+    const open = details.hidden;
+    details.hidden = !open;
+    toggle.setAttribute("aria-expanded", String(open));
+    if (open) await loadDetails();
+  });
+  async function loadDetails() {
+    details.replaceChildren(el("p.muted", { text: "Loading…" }));
+    try {
+      const full = await get(`deliveries/${enc(d.id)}`);
+      details.replaceChildren(attemptsView(full),
+        el("div.dialog-actions", {},
+          el("span.muted.grow.delivery-id", { text: `${d.id} · event #${d.eventSeq}` }),
+          btn("Redeliver", ".btn-small", { on: { click: async () => {
+            try {
+              await post(`deliveries/${enc(d.id)}/redeliver`);
+              toast("Redelivery queued", { kind: "ok" });
+              setTimeout(reload, 600);
+            } catch (err) { showError(err, "Redeliver"); }
+          } } })));
+    } catch (err) {
+      details.replaceChildren(el("p.form-error", { text: err.message }));
+      showError(err, "Delivery");
+    }
+  }
+  return el("li.delivery", { dataset: { delivery: d.id, status: d.status || "" } }, toggle, details);
+}

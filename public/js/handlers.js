@@ -1,0 +1,230 @@
+// Handlers of a button or sheet: webhooks and scripts, with their health, a test delivery,
+// a new secret, and the form that adds or changes one.
+
+import { get, post, patch, del, enc } from "./api.js";
+import { el, toast, showError, confirmAction } from "./ui.js";
+import { show, back, onReturn } from "./editor-dialog.js";
+import { field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError } from "./form.js";
+import { showDeliveries, handlerTarget } from "./deliveries.js";
+
+const BUTTON_EVENTS = [
+  ["tap", "Tap (every tap, at once)"], ["single-tap", "Single tap"], ["double-tap", "Double tap"],
+  ["triple-tap", "Triple tap"], ["quadruple-tap", "Quadruple tap"], ["quintuple-tap", "Quintuple tap"],
+  ["long-press", "Long press"], ["long-press-end", "Long press released"], ["repeat", "Repeat while held"],
+  ["toggle", "Toggle flipped"], ["touch-down", "Touch down"], ["touch-up-inside", "Touch up inside"],
+  ["touch-up-outside", "Touch up outside"], ["touch-cancel", "Touch cancelled"],
+  ["touch-drag-exit", "Drag exit"], ["touch-drag-enter", "Drag enter"],
+];
+const SHEET_EVENTS = [["select", "Option chosen"], ["sheet-open", "Sheet opened"], ["sheet-cancel", "Sheet cancelled"]];
+
+export function handlersSection(ownerKind, owner) {
+  const list = el("ul.handler-list");
+  const status = el("p.muted", { text: "Loading handlers…" });
+  const base = `${ownerKind === "sheet" ? "sheets" : "buttons"}/${enc(owner.id)}/handlers`;
+  const section = el("section.handlers", { "aria-label": "Handlers" },
+    el("div.section-head", {},
+      el("h3", { text: "Handlers" }),
+      btn("Add handler", ".btn-primary.btn-small", { on: { click: () => show("New handler", handlerForm(ownerKind, owner, null, refresh)) } })),
+    el("p.help", { text: ownerKind === "sheet"
+      ? "Run a webhook or a script when an option is chosen (or the sheet opens or is cancelled)."
+      : "Run a webhook or a script when this button is tapped, held, double-tapped, flipped…" }),
+    status, list);
+
+  async function refresh() {
+    try {
+      const res = await get(base);
+      const hs = (res && res.handlers) || [];
+      status.hidden = hs.length > 0;
+      status.textContent = "No handlers yet.";
+      list.replaceChildren(...hs.map((h) => handlerCard(ownerKind, owner, h, refresh)));
+    } catch (err) {
+      status.hidden = false;
+      status.textContent = err.status === 404 || err.status === 405
+        ? `Handlers are not available on this server (${err.message}).`
+        : `Could not load handlers: ${err.message}`;
+      if (!(err.status === 404 || err.status === 405)) showError(err, "Handlers");
+    }
+  }
+  refresh();
+  // When coming back to this view, reload.
+  queueMicrotask(() => onReturn(refresh));
+  return section;
+}
+
+function handlerCard(ownerKind, owner, h, refresh) {
+  const enabled = el("input", { type: "checkbox", checked: h.enabled !== false, role: "switch", "aria-label": "Enabled" });
+  enabled.addEventListener("change", async () => {
+    try {
+      await patch(`handlers/${enc(h.id)}`, { enabled: enabled.checked });
+      toast(enabled.checked ? "Handler enabled" : "Handler disabled", { kind: "ok" });
+    } catch (err) {
+      enabled.checked = !enabled.checked;
+      showError(err, "Handler");
+    }
+  });
+  const on = (h.on || []).map((t) => el("span.chip", { text: t }));
+  if (h.option) on.push(el("span.chip.chip-alt", { text: `option ${h.option}` }));
+  const health = h.health && h.health.state && h.health.state !== "ok" ? h.health : null;
+  return el("li.handler-card", { dataset: { handler: h.id, health: health ? health.state : "ok" } },
+    el("div.handler-top", {},
+      el("span.kind-chip", { dataset: { kind: h.webhook ? "webhook" : "script" }, text: h.webhook ? "Webhook" : "Script" }),
+      el("span.handler-target", { title: handlerTarget(h), text: handlerTarget(h) }),
+      el("label.switch", {}, enabled, el("span.switch-track", { "aria-hidden": "true" }))),
+    el("div.chips", {}, ...on),
+    health ? el("p.handler-health", { dataset: { state: health.state } },
+      el("strong", { text: health.state === "disabled" ? "Disabled" : "Failing" }),
+      el("span", { text: health.reason ? ` — ${health.reason}` : "" })) : null,
+    el("div.handler-actions", {},
+      btn("Test", ".btn-small", { on: { click: () => testHandler(h) } }),
+      btn("Deliveries", ".btn-small", { on: { click: () => showDeliveries(h) } }),
+      h.webhook ? btn("New secret", ".btn-small", { on: { click: () => rotateSecret(h) } }) : null,
+      btn("Edit", ".btn-small", { on: { click: () => show("Edit handler", handlerForm(ownerKind, owner, h, refresh)) } }),
+      btn("Delete", ".btn-small.btn-danger-ghost", { on: { click: async () => {
+        if (!(await confirmAction(`Delete this ${h.webhook ? "webhook" : "script"} handler (${handlerTarget(h)})?`))) return;
+        try { await del(`handlers/${enc(h.id)}`); toast("Handler deleted", { kind: "ok" }); refresh(); } catch (err) { showError(err, "Delete handler"); }
+      } } })));
+}
+
+function handlerForm(ownerKind, owner, h, refresh) {
+  const isNew = !h;
+  h = h || { on: ownerKind === "sheet" ? ["select"] : ["tap"], enabled: true, webhook: { url: "" } };
+  const type = h.script ? "script" : "webhook";
+  const events = ownerKind === "sheet" ? SHEET_EVENTS : BUTTON_EVENTS.filter(([t]) => t !== "toggle" || owner.kind === "toggle");
+  const err = errorBox();
+  const w = h.webhook || {};
+  const sc = h.script || {};
+  const headersText = Object.entries(w.headers || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+
+  const typeSeg = el("div.segmented", { role: "radiogroup", "aria-label": "Handler type" },
+    ...[["webhook", "Webhook"], ["script", "Script"]].map(([v, l]) => el("label", {},
+      el("input", { type: "radio", name: "htype", value: v, checked: type === v, disabled: !isNew }), el("span", { text: l }))));
+
+  const webhookFields = el("fieldset.webhook-only", {},
+    el("legend", { text: "Webhook" }),
+    field("URL", input("url", w.url, { type: "url", placeholder: "https://example.com/hook", inputmode: "url", autocapitalize: "none" }), "A signed POST (Standard Webhooks) with the event as JSON."),
+    field("Extra headers", el("textarea", { name: "headers", rows: 2, placeholder: "X-Api-Key: abc", spellcheck: "false", value: headersText }), "One “Name: value” per line."),
+    el("div.row3", {},
+      field("Timeout (ms)", numberInput("timeoutMs", w.timeoutMs, 1000, 30000, { placeholder: "10000" })),
+      field("Max attempts", numberInput("maxAttempts", w.maxAttempts, 1, 100, { placeholder: "7" })),
+      field("Expire after (ms)", numberInput("expireAfterMs", w.expireAfterMs, 1, undefined, { placeholder: "never" }))));
+
+  const scriptFields = el("fieldset.script-only", {},
+    el("legend", { text: "Script" }),
+    field("Script name", input("scriptName", sc.name, { placeholder: "notify.sh", autocapitalize: "none" }), "A file in the server's --scripts-dir."),
+    field("Arguments", el("textarea", { name: "args", rows: 2, spellcheck: "false", placeholder: "{button}\n{type}", value: (sc.args || []).join("\n") }),
+      "One per line. Placeholders: {button} {type} {seq} {t} {face} {option}."),
+    el("div.row2", {},
+      field("Timeout (ms)", numberInput("scriptTimeoutMs", sc.timeoutMs, 1, 300000, { placeholder: "10000" })),
+      field("Max attempts", numberInput("scriptMaxAttempts", sc.maxAttempts, 1, 100, { placeholder: "1" }))));
+
+  const optionSelect = ownerKind === "sheet"
+    ? field("Option", select("option", [["", "Any option"], ...(owner.options || []).map((o) => [o.id, o.label || o.id])], h.option || ""), "Only for this option (select events).")
+    : null;
+
+  const form = el("form.form", { novalidate: true },
+    el("fieldset", {},
+      el("legend", { text: "When" }),
+      el("div.event-grid", { "data-field": "on" }, ...events.map(([t, l]) => checkbox(`on:${t}`, (h.on || []).includes(t), l))),
+      optionSelect,
+      checkbox("enabled", h.enabled !== false, "Enabled")),
+    el("div.field", {}, el("span.label", { text: "Do" }), typeSeg),
+    webhookFields, scriptFields,
+    err,
+    actions(
+      btn("Cancel", "", { on: { click: back } }),
+      el("button.btn.btn-primary", { type: "submit", text: isNew ? "Add handler" : "Save" })));
+
+  const sync = () => {
+    const t = form.elements.htype.value;
+    webhookFields.hidden = webhookFields.disabled = t !== "webhook";
+    scriptFields.hidden = scriptFields.disabled = t !== "script";
+  };
+  form.addEventListener("change", (e) => { if (e.target.name === "htype") sync(); });
+  sync();
+
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = form.elements;
+    const on = events.map(([t]) => t).filter((t) => f[`on:${t}`].checked);
+    if (!on.length) { showFormError(form, err, { message: "Pick at least one event.", field: "on" }); return; }
+    const body = { on, enabled: f.enabled.checked };
+    if (ownerKind === "sheet" && f.option.value) body.option = f.option.value;
+    else if (ownerKind === "sheet" && !isNew && h.option) body.option = null;
+    if (f.htype.value === "webhook") {
+      const webhook = { url: f.url.value.trim() };
+      const headers = {};
+      for (const line of f.headers.value.split("\n")) {
+        if (!line.trim()) continue;
+        const i = line.indexOf(":");
+        if (i < 1) { showFormError(form, err, { message: `A header line needs “Name: value”: ${line}`, field: "headers" }); return; }
+        headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+      }
+      if (Object.keys(headers).length) webhook.headers = headers;
+      for (const k of ["timeoutMs", "maxAttempts", "expireAfterMs"]) { const v = num(form, k); if (v !== undefined) webhook[k] = v; }
+      body.webhook = webhook;
+    } else {
+      const script = { name: f.scriptName.value.trim() };
+      const args = f.args.value.split("\n").map((a) => a.trim()).filter(Boolean);
+      if (args.length) script.args = args;
+      const tm = num(form, "scriptTimeoutMs"); if (tm !== undefined) script.timeoutMs = tm;
+      const ma = num(form, "scriptMaxAttempts"); if (ma !== undefined) script.maxAttempts = ma;
+      body.script = script;
+    }
+    const submit = form.querySelector("[type=submit]");
+    submit.disabled = true;
+    try {
+      const base = `${ownerKind === "sheet" ? "sheets" : "buttons"}/${enc(owner.id)}/handlers`;
+      const saved = isNew ? await post(base, body) : await patch(`handlers/${enc(h.id)}`, body);
+      refresh && refresh();
+      if (saved && saved.secret) {
+        show("Webhook secret", secretView(saved.secret, "The handler was added."), { replace: true });
+      } else {
+        toast(isNew ? "Handler added" : "Handler saved", { kind: "ok" });
+        back();
+      }
+    } catch (ex) {
+      showFormError(form, err, ex);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return el("div.editor-view", {}, form);
+}
+
+function secretView(secret, lead) {
+  const box = el("input.secret", { type: "text", readonly: true, value: secret, "aria-label": "Webhook secret", spellcheck: "false" });
+  const copy = btn("Copy", ".btn-primary", { on: { click: async () => {
+    box.select();
+    try { await navigator.clipboard.writeText(secret); toast("Secret copied", { kind: "ok" }); }
+    catch { document.execCommand && document.execCommand("copy"); toast("Select the text and copy it", {}); }
+  } } });
+  return el("div.editor-view.secret-view", {},
+    el("p", { text: lead }),
+    el("div.callout", {},
+      el("strong", { text: "Signing secret — shown only this once." }),
+      el("span", { text: " Copy it now and give it to the receiver to verify the webhook-signature header (HMAC-SHA256, Standard Webhooks). You can make a new one later." })),
+    el("div.secret-row", {}, box, copy),
+    actions(btn("Done", "", { on: { click: back } })));
+}
+
+async function testHandler(h) {
+  try {
+    const res = await post(`handlers/${enc(h.id)}/test`);
+    const d = res && (res.delivery || res);
+    toast("Test event queued", { kind: "ok", detail: d && d.id ? `delivery ${d.id}` : "" });
+    showDeliveries(h);
+  } catch (err) {
+    showError(err, "Test");
+  }
+}
+
+async function rotateSecret(h) {
+  if (!(await confirmAction("Make a new signing secret? The old one stops working at once.", "New secret"))) return;
+  try {
+    const res = await post(`handlers/${enc(h.id)}/rotate-secret`);
+    show("New webhook secret", secretView(res.secret, `A new secret for ${handlerTarget(h)}.`));
+  } catch (err) {
+    showError(err, "New secret");
+  }
+}
+

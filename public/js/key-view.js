@@ -1,0 +1,292 @@
+// One key on the grid: its look (label, colour, icon, size, status line, health mark), its live
+// state from control events (held, long press, taps, a toggle's face), and what assistive
+// technology hears: the name is the label alone, everything else is the description.
+
+import { el, svg, icon, readableOn } from "./ui.js";
+import { setIcon, iconSpan } from "./icons.js";
+import { configureFlip, setFace } from "./key-flip.js";
+import { bindInput } from "./key-input.js";
+import { openHealth, healthOf } from "./health.js";
+import { mode } from "./mode.js";
+
+const N_TAP = { "single-tap": "single", "double-tap": "double", "triple-tap": "triple", "quadruple-tap": "×4", "quintuple-tap": "×5" };
+const SIZES = new Set(["1x1", "2x1", "1x2", "2x2"]);
+
+function fmtMs(ms) {
+  return ms >= 100 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function hints(b) {
+  const list = [`hold ${fmtMs(b.longPressMs ?? 500)}`];
+  const taps = ["", "", "double-tap", "triple-tap", "4× tap", "5× tap"][b.maxTaps ?? 2];
+  if (taps) list.push(taps);
+  if (b.repeatMs > 0) list.push("repeats");
+  return list;
+}
+
+export class KeyView {
+  constructor(b) {
+    this.id = b.id;
+    this.b = b;
+    this.press = null;          // the local press in progress
+    this.releasedAt = 0;        // t of our last local up/cancel: stream events before it are ours, already shown
+    this.lastStateSeq = 0;
+    this.angle = 0;
+    this.axis = "";
+    this.desc = el("span.visually-hidden", { id: `kd-${b.id}` });
+    this.healthBtn = el("button.health-mark", { type: "button", hidden: true, on: { click: () => openHealth(this.id) } });
+    this.build();
+    this.cell = el("div.key-cell", { dataset: { id: b.id } }, this.node, this.healthBtn, this.desc);
+    this.update(b, { fromServer: true });
+  }
+
+  build() {
+    const b = this.b;
+    this.kind = b.kind || "push";
+    const node = el(`button.key.key-${this.kind}`, {
+      type: "button", dataset: { id: b.id, kind: this.kind }, "aria-describedby": this.desc.id,
+    });
+    this.ring = svg("svg", { class: "ring", viewBox: "0 0 100 100", preserveAspectRatio: "none", "aria-hidden": "true" },
+      svg("rect", { class: "ring-track", x: 3, y: 3, width: 94, height: 94, rx: 14, pathLength: 100 }),
+      svg("rect", { class: "ring-fill", x: 3, y: 3, width: 94, height: 94, rx: 14, pathLength: 100 }));
+    this.fill = this.ring.lastChild;
+    this.badge = el("span.key-badge", { "aria-hidden": "true" });
+    this.statusEl = el("span.key-status", { "aria-hidden": "true" });
+    const editMark = el("span.key-edit", { "aria-hidden": "true" }, icon("edit"));
+    if (this.kind === "toggle") {
+      this.faceEls = [0, 1].map((i) => el(`span.face.face-${i}`, { "aria-hidden": "true" },
+        el("span.face-caption"), iconSpan(""), el("span.face-label"), el("span.face-led")));
+      this.flipper = el("span.flipper", {}, ...this.faceEls);
+      this.icons = this.faceEls.map((f) => f.querySelector(".key-icon"));
+      node.append(this.flipper, this.statusEl, this.ring, this.badge, editMark);
+      this.face = undefined;
+    } else {
+      this.labelEl = el("span.key-label", { "aria-hidden": "true" });
+      this.hint = el("span.key-hint", { "aria-hidden": "true" });
+      this.icons = [iconSpan("")];
+      node.append(el("span.key-cap", { "aria-hidden": "true" }), this.icons[0], this.labelEl, this.statusEl,
+        this.hint, this.ring, this.badge, editMark);
+    }
+    if (mode.editing) node.classList.add("editing");
+    this.node = node;
+    bindInput(this);
+  }
+
+  update(b, { fromServer = false } = {}) {
+    if ((b.kind || "push") !== this.kind) {
+      const old = this.node;
+      this.b = b;
+      this.build();
+      old.replaceWith(this.node);
+    }
+    this.b = b;
+    const label = b.label || b.id;
+    this.node.dataset.label = label;
+    this.node.setAttribute("aria-label", label);
+    this.applyLook();
+    if (this.kind === "toggle") {
+      configureFlip(this);
+      if (fromServer && b.state) this.setFace(b.state.face || 0, false);
+      else if (this.face === undefined) this.setFace(0, false);
+    } else {
+      this.labelEl.textContent = label;
+      this.hint.replaceChildren(...hints(b).map((h, i) => el("span.hint-part", { text: (i ? " · " : "") + h })));
+    }
+    this.node.title = mode.editing ? `Edit ${label}` : "";
+    if (fromServer && b.state && !this.press) {
+      if (b.state.held) this.showHeld(0, true); else this.release();
+    }
+    this.describe();
+  }
+
+  /** Colour, icon, size, status and health: the fields other systems set to put state on a key. */
+  applyLook() {
+    const b = this.b;
+    const color = /^#[0-9a-f]{6}$/i.test(b.color || "") ? b.color : "";
+    const fg = color ? readableOn(color) : "";
+    this.node.classList.toggle("has-color", !!color);
+    this.node.style.setProperty("--key-color", color || "");
+    this.node.style.setProperty("--key-fg", fg || "");
+    if (this.kind === "toggle") {
+      const faces = b.faces && b.faces.length === 2 ? b.faces : [{ label: "Off" }, { label: "On" }];
+      faces.forEach((f, i) => {
+        const face = this.faceEls[i];
+        face.querySelector(".face-caption").textContent = b.label || b.id;
+        face.querySelector(".face-label").textContent = f.label || (i ? "On" : "Off");
+        // A face keeps its own colour; face 0 without one shows the key's colour.
+        const bg = f.color || (i === 0 ? color : "");
+        face.classList.toggle("has-color", !!bg);
+        face.style.background = bg || "";
+        face.style.color = bg ? readableOn(bg) || "" : "";
+      });
+    }
+    for (const node of this.icons) setIcon(node, b.icon || "");
+    this.node.classList.toggle("has-icon", !!b.icon);
+    this.cell.dataset.size = SIZES.has(b.size) ? b.size : "1x1";
+    const status = typeof b.status === "string" ? b.status : "";
+    this.statusEl.textContent = status;
+    this.statusEl.hidden = !status;
+    this.node.classList.toggle("has-status", !!status);
+
+    const h = healthOf(b);
+    this.cell.dataset.health = h ? h.state : "ok";
+    this.healthBtn.hidden = !h;
+    if (h) {
+      const what = h.state === "disabled" ? "handler disabled" : "handler failing";
+      this.healthBtn.setAttribute("aria-label", `${b.label || b.id}: ${what}. Show why`);
+      this.healthBtn.title = `${what}: ${h.reason || ""}`;
+      this.healthBtn.replaceChildren(el("span.health-dot", {}, icon(h.state === "disabled" ? "ban" : "alert")));
+    }
+  }
+
+  /** The accessible description: held, face, status, health, then the gesture hints. */
+  describe() {
+    const b = this.b;
+    const parts = [];
+    if (this.kind === "toggle") {
+      const faces = b.faces || [];
+      const face = this.face || 0;
+      parts.push(`${(faces[face] && faces[face].label) || (face ? "On" : "Off")}.`);
+    } else if (this.node.classList.contains("held")) {
+      parts.push("Held.");
+    }
+    if (b.status) parts.push(`${b.status}.`);
+    const h = healthOf(b);
+    if (h) parts.push(`Handler ${h.state}${h.reason ? `: ${h.reason}` : ""}.`);
+    if (this.kind !== "toggle") parts.push(`${hints(b).join(", ")}.`);
+    const text = parts.join(" ");
+    if (this.desc.textContent !== text) this.desc.textContent = text;
+  }
+
+  setFace(face, animate) {
+    setFace(this, face, animate);
+    this.node.setAttribute("aria-pressed", this.face === 1 ? "true" : "false");
+    this.describe();
+  }
+
+  setEditing(on) {
+    this.node.classList.toggle("editing", on);
+    this.node.title = on ? `Edit ${this.b.label || this.id}` : "";
+  }
+
+  // -- visuals ------------------------------------------------------------------------
+
+  showHeld(elapsedMs = 0, silent = false) {
+    this.node.classList.add("held");
+    this.node.classList.remove("long", "outside", "failed");
+    const long = Math.max(1, Number(this.b.longPressMs ?? 500));
+    const start = Math.min(1, Math.max(0, elapsedMs / long));
+    const fill = this.fill;
+    fill.style.transition = "none";
+    fill.style.strokeDashoffset = String(100 - start * 100);
+    this.ring.classList.add("active");
+    this.describe();
+    if (silent && start >= 1) return;
+    void fill.getBoundingClientRect();
+    fill.style.transition = `stroke-dashoffset ${Math.max(0, long - elapsedMs)}ms linear`;
+    fill.style.strokeDashoffset = "0";
+  }
+
+  release() {
+    this.node.classList.remove("held", "outside");
+    const fill = this.fill;
+    fill.style.transition = "stroke-dashoffset 180ms ease-out, opacity 180ms";
+    fill.style.strokeDashoffset = "100";
+    this.ring.classList.remove("active");
+    clearTimeout(this.longTimer);
+    this.longTimer = setTimeout(() => this.node.classList.remove("long"), 250);
+    this.describe();
+  }
+
+  /** A press the server did not take: shown at once, on the key. */
+  showFailed(text) {
+    this.node.classList.remove("failed");
+    void this.node.offsetWidth;
+    this.node.classList.add("failed");
+    clearTimeout(this.failTimer);
+    this.failTimer = setTimeout(() => this.node.classList.remove("failed"), 1400);
+    this.flash(text, "cancel");
+  }
+
+  flash(text, kind = "") {
+    this.badge.textContent = text;
+    this.badge.dataset.kind = kind;
+    this.badge.classList.remove("show");
+    void this.badge.offsetWidth;
+    this.badge.classList.add("show");
+    clearTimeout(this.badgeTimer);
+    this.badgeTimer = setTimeout(() => this.badge.classList.remove("show"), 1100);
+  }
+
+  pulse() {
+    this.node.classList.remove("pulse");
+    void this.node.offsetWidth;
+    this.node.classList.add("pulse");
+  }
+
+  // -- control events from the server ---------------------------------------------------
+
+  apply(ev) {
+    const b = this.b;
+    b.state = b.state || { held: false, face: 0, tapCount: 0 };
+    const mine = ev.t <= this.releasedAt; // an event of a local press already shown as released
+    const stale = ev.seq < this.lastStateSeq;
+    switch (ev.type) {
+      case "touch-down":
+        if (!stale) { b.state.held = true; this.lastStateSeq = ev.seq; }
+        if (!this.press && !mine && !stale) this.showHeld(Math.max(0, Date.now() - ev.t));
+        break;
+      case "touch-drag-exit":
+        if (!this.press && !mine) this.node.classList.add("outside");
+        break;
+      case "touch-drag-enter":
+        if (!this.press && !mine) this.node.classList.remove("outside");
+        break;
+      case "long-press":
+        if (!mine || this.press) {
+          this.node.classList.add("long");
+          this.fill.style.transition = "stroke-dashoffset 60ms linear";
+          this.fill.style.strokeDashoffset = "0";
+        }
+        this.flash("hold", "long");
+        break;
+      case "repeat":
+        this.flash(`repeat ${(ev.data && ev.data.repeat) || ""}`.trim(), "long");
+        break;
+      case "touch-up-inside":
+      case "touch-up-outside":
+      case "touch-cancel":
+        if (!stale) { b.state.held = false; this.lastStateSeq = ev.seq; }
+        if (this.press) {
+          if (ev.type === "touch-cancel" && ev.data && ev.data.reason && ev.t >= this.press.downT) {
+            // the server ended our press (max hold / restart): send nothing more for it
+            this.press.ended = true;
+            this.press = null;
+            this.release();
+          } // else: the end of an earlier press, our current one is still down
+        } else {
+          this.release();
+        }
+        if (ev.type === "touch-cancel") this.flash(ev.data && ev.data.reason === "max-hold" ? "max hold" : "cancel", "cancel");
+        break;
+      case "tap": {
+        const n = (ev.data && ev.data.tapCount) || 1;
+        b.state.tapCount = n;
+        this.pulse();
+        if (n > 1) this.flash(`tap ×${n}`);
+        break;
+      }
+      case "toggle":
+        if (ev.seq >= (this.lastFaceSeq || 0)) {
+          this.lastFaceSeq = ev.seq;
+          const face = ev.data && ev.data.face === 1 ? 1 : 0;
+          b.state.face = face;
+          if (this.kind === "toggle") this.setFace(face, true);
+        }
+        break;
+      default:
+        if (N_TAP[ev.type] && ((ev.data && ev.data.tapCount) || 1) > 1) this.flash(`${N_TAP[ev.type]} tap`, "multi");
+    }
+    this.node.dataset.held = b.state.held ? "true" : "false";
+  }
+}
