@@ -12,6 +12,13 @@ def events_of(recorder, button: str) -> list[dict]:
     return recorder.json_on(f"{BASE}/button/{button}/event")
 
 
+def first_arrivals(seqs: list[int]) -> list[int]:
+    """Each seq where it first arrived: QoS 1 is at-least-once, and a message whose
+    acknowledgement was lost with the broker is sent again (after the ones before it)."""
+    seen: set[int] = set()
+    return [s for s in seqs if not (s in seen or seen.add(s))]
+
+
 def history(server, button: str) -> list[dict]:
     status, body = server.call("GET", f"/api/v1/events?button={button}&limit=1000")
     assert status == 200, body
@@ -124,7 +131,7 @@ def test_events_published_while_the_broker_is_down_arrive_in_order(server, recor
     rec.wait(lambda m: [e["seq"] for e in events_of(rec, "door")][-20:] == [e["seq"] for e in want][-20:], timeout=30)
     seqs = [e["seq"] for e in events_of(rec, "door")]
     assert sorted(set(seqs)) == [e["seq"] for e in want]  # none lost
-    assert seqs == sorted(seqs)  # in order
+    assert first_arrivals(seqs) == sorted(set(seqs))  # in order (at-least-once: a resend may repeat one)
 
 
 def test_events_unpublished_at_a_kill_are_published_after_the_restart(server, recorder, broker, workdir):
@@ -140,7 +147,7 @@ def test_events_unpublished_at_a_kill_are_published_after_the_restart(server, re
     again = server(data_dir=workdir / "data")
     rec.wait(lambda m: sorted({e["seq"] for e in events_of(rec, "door")}) == want, timeout=30)
     seqs = [e["seq"] for e in events_of(rec, "door")]
-    assert seqs == sorted(seqs)
+    assert first_arrivals(seqs) == sorted(set(seqs))
     assert again.call("GET", "/api/v1/mqtt")[1]["pending"] == 0
 
 
