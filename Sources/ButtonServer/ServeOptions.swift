@@ -158,6 +158,9 @@ public struct ServeOptions: Sendable {
         Setting(flag: "idle-timeout", help: "seconds before an idle connection is closed (default 30)") { o, v throws(UsageError) in
             o.http.idleTimeoutSeconds = try int("idle-timeout", v, 1...86_400)
         },
+        Setting(flag: "header-timeout", help: "seconds a connection may take to send a request's head, 0 for none (default 10)") {
+            o, v throws(UsageError) in o.http.headerDeadlineSeconds = try int("header-timeout", v, 0...3600)
+        },
         Setting(flag: "max-streams", help: "open event streams at most (default 500)") { o, v throws(UsageError) in
             o.http.maxStreams = try int("max-streams", v, 1...100_000)
         },

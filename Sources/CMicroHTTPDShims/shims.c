@@ -5,6 +5,11 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
 
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -59,6 +64,101 @@ static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *con
     return NULL;
 }
 
+/* A deadline for a request's head. libmicrohttpd's only timeout is the idle one, which every
+   byte restarts, so a client that sends a header line every few seconds would hold its
+   connection for ever. Each connection is watched from the moment it opens, and again from
+   the moment its last request ended, until the access handler sees its next request; one
+   that takes longer than the deadline is shut down (libmicrohttpd then closes it). */
+struct bd_watch {
+    struct bd_watch *prev, *next;
+    int fd;
+    int64_t waiting_since_ms; /* 0: a request is being handled (or the connection is a stream) */
+    unsigned int deadline_ms;
+};
+
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct bd_watch *watch_head;
+static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
+
+static int64_t monotonic_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *watchdog(void *arg) {
+    (void)arg;
+    for (;;) {
+        usleep(250 * 1000);
+        int64_t now = monotonic_ms();
+        pthread_mutex_lock(&watch_lock);
+        for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
+            if (w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)w->deadline_ms) {
+                /* Under the lock: libmicrohttpd reports the close (which takes it) before it
+                   closes the descriptor, so this is still that connection's socket. */
+                shutdown(w->fd, SHUT_RDWR);
+                w->waiting_since_ms = 0;
+            }
+        }
+        pthread_mutex_unlock(&watch_lock);
+    }
+    return NULL;
+}
+
+static void start_watchdog(void) {
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_create(&thread, &attributes, watchdog, NULL);
+    pthread_attr_destroy(&attributes);
+}
+
+static void bd_notify_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                                 enum MHD_ConnectionNotificationCode code) {
+    unsigned int deadline_ms = (unsigned int)(uintptr_t)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        if (deadline_ms == 0) return;
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct bd_watch *w = calloc(1, sizeof *w);
+        if (w == NULL || info == NULL) {
+            free(w);
+            return;
+        }
+        w->fd = info->connect_fd;
+        w->deadline_ms = deadline_ms;
+        w->waiting_since_ms = monotonic_ms();
+        pthread_mutex_lock(&watch_lock);
+        w->next = watch_head;
+        if (watch_head != NULL) watch_head->prev = w;
+        watch_head = w;
+        pthread_mutex_unlock(&watch_lock);
+        *socket_context = w;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        struct bd_watch *w = *socket_context;
+        if (w == NULL) return;
+        pthread_mutex_lock(&watch_lock);
+        if (w->prev != NULL) w->prev->next = w->next; else watch_head = w->next;
+        if (w->next != NULL) w->next->prev = w->prev;
+        pthread_mutex_unlock(&watch_lock);
+        free(w);
+        *socket_context = NULL;
+    }
+}
+
+static void set_waiting(struct MHD_Connection *connection, int waiting) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (info == NULL || info->socket_context == NULL) return;
+    struct bd_watch *w = info->socket_context;
+    pthread_mutex_lock(&watch_lock);
+    w->waiting_since_ms = waiting ? monotonic_ms() : 0;
+    pthread_mutex_unlock(&watch_lock);
+}
+
+void bd_request_started(struct MHD_Connection *connection) { set_waiting(connection, 0); }
+
+void bd_request_ended(struct MHD_Connection *connection) { set_waiting(connection, 1); }
+
 struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                    MHD_RequestCompletedCallback completed, void *completed_cls) {
@@ -70,6 +170,7 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
             port = ntohs(((const struct sockaddr_in *)o->bind_addr)->sin_port);
         }
     }
+    if (o->header_deadline_ms != 0) pthread_once(&watchdog_once, start_watchdog);
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
     if (o->ipv6) flags |= MHD_USE_IPv6;
     if (o->turbo) flags |= MHD_USE_TURBO;
@@ -84,6 +185,7 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
                             MHD_OPTION_UNESCAPE_CALLBACK, bd_unescape, NULL,
                             MHD_OPTION_URI_LOG_CALLBACK, bd_uri_check, (void *)(uintptr_t)o->max_query_parameters,
+                            MHD_OPTION_NOTIFY_CONNECTION, bd_notify_connection, (void *)(uintptr_t)o->header_deadline_ms,
                             MHD_OPTION_END);
 }
 

@@ -122,6 +122,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
     let limit = server.configuration.maxBodyBytes
 
     guard let opaque = requestContext.pointee, opaque != bd_too_many_parameters() else {
+        bd_request_started(connection)
         let tooMany = requestContext.pointee != nil
         let context = RequestContext()
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
@@ -202,7 +203,8 @@ let accessHandler: MHD_AccessHandlerCallback = {
         server: server)
 }
 
-let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
+    if let connection { bd_request_ended(connection) }
     guard let requestContext, let opaque = requestContext.pointee, opaque != bd_too_many_parameters() else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(opaque).takeRetainedValue()
     if context.pending != nil, let cls {

@@ -74,7 +74,7 @@ public struct HTTPClient: Sendable {
 
 /// One TCP connection with a receive timeout, so no caller can hang on it.
 public final class ClientConnection: @unchecked Sendable {  // used by one thread at a time
-    let fd: Int32
+    public let fd: Int32
     var buffer: [UInt8] = []
 
     public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10) throws {

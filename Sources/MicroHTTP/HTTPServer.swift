@@ -75,7 +75,8 @@ public final class HTTPServer: Sendable {
                     connection_memory_limit: configuration.connectionMemoryLimit,
                     thread_pool_size: UInt32(configuration.threads),
                     listen_backlog: UInt32(configuration.listenBacklog),
-                    max_query_parameters: UInt32(configuration.maxQueryParameters))
+                    max_query_parameters: UInt32(configuration.maxQueryParameters),
+                    header_deadline_ms: UInt32(configuration.headerDeadlineSeconds * 1000))
                 let me = Unmanaged.passUnretained(self).toOpaque()
                 return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
             }

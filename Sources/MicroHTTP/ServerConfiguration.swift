@@ -18,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     /// Query parameters one request may have; more gets 414 (libmicrohttpd parses them into
     /// the connection's memory, and a few hundred would leave it no room to answer at all).
     public var maxQueryParameters: Int = 100
+    /// Seconds a connection may take to send a request's head (from when it opens, or its last
+    /// request ended); later, it is closed. libmicrohttpd's idle timeout alone lets a client
+    /// that sends a header line every few seconds hold a connection for ever. 0: no deadline.
+    public var headerDeadlineSeconds: Int = 10
     /// Headers added to every response (SPEC §6).
     public var defaultHeaders: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'"),

@@ -125,4 +125,40 @@ struct HardeningTests {
         #expect(stderr.contains("damaged") || stderr.contains("malformed"), "\(stderr)")
         #expect(try runButtond(["check", "--data-dir", dir + "-none"]).0 == 1)
     }
+
+    /// Reads until the server closes the connection (true) or `seconds` pass (false).
+    static func closedWithin(_ connection: ClientConnection, seconds: Double) -> Bool {
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = Date().addingTimeInterval(seconds)
+        var byte: UInt8 = 0
+        while Date() < deadline {
+            let n = recv(connection.fd, &byte, 1, 0)
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
+        }
+        return false
+    }
+
+    @Test func aRequestHeadThatTricklesInIsCutOffAtTheDeadline() throws {
+        let server = try TestServer { $0.http.headerDeadlineSeconds = 2 }
+        // One header line a second: the idle timeout (30 s) alone would never fire.
+        let slow = try ClientConnection(port: server.app.port)
+        try slow.write(Array("GET /healthz HTTP/1.1\r\n".utf8))
+        let started = Date()
+        var closed = false
+        for i in 0..<8 where !closed {
+            try? slow.write(Array("X-Slow-\(i): y\r\n".utf8))
+            closed = Self.closedWithin(slow, seconds: 1)
+        }
+        #expect(closed)
+        #expect(Date().timeIntervalSince(started) < 5)
+        // A stream that is being answered is not cut off, nor is an ordinary request.
+        try server.createButton(#"{"id": "door"}"#)
+        let stream = try server.client.stream("/api/v1/events/stream")
+        #expect(stream.status == 200)
+        Thread.sleep(forTimeInterval: 3)
+        _ = try server.post("/api/v1/buttons/door/down")
+        #expect(try stream.nextEvent().id == "1")
+        #expect(try server.client.get("/healthz").status == 200)
+    }
 }

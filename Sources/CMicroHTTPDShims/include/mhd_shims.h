@@ -18,6 +18,7 @@ typedef struct bd_daemon_options {
     unsigned int thread_pool_size;
     unsigned int listen_backlog;
     unsigned int max_query_parameters; /* more: the query is not parsed, the request gets 414 */
+    unsigned int header_deadline_ms;   /* a request's head must arrive within this; 0: no deadline */
 } bd_daemon_options;
 
 /// Starts a daemon; MHD_start_daemon is variadic and cannot be called from Swift.
@@ -27,6 +28,12 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *options,
 
 /// The port the daemon is bound to (useful after binding port 0).
 uint16_t bd_daemon_port(struct MHD_Daemon *daemon);
+
+/// The access handler has a request (its head arrived): its deadline is off.
+void bd_request_started(struct MHD_Connection *connection);
+
+/// A request ended: the connection's next request head must come within the deadline.
+void bd_request_ended(struct MHD_Connection *connection);
 
 /// The request context a request with too many query parameters starts with.
 void *bd_too_many_parameters(void);
