@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "ThreadSupport"],
+            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "ThreadSupport"],
             swiftSettings: strict
         ),
         .executableTarget(

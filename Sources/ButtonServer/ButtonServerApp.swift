@@ -46,6 +46,17 @@ public final class ButtonServerApp: Sendable {
         // The dispatcher's attempts change handlers' health, which the views announce; the
         // views need what is made after the dispatcher.
         let announcing = Locked<RegistryViews?>(nil)
+        var http = options.http
+        switch (options.tlsCert, options.tlsKey) {
+        case (let cert?, let key?):
+            do {
+                http.tls = try TLSFiles.load(certificate: cert, key: key, password: options.tlsKeyPassword)
+            } catch {
+                throw StartError(description: error.description)
+            }
+        case (nil, nil): break
+        default: throw StartError(description: "--tls-cert and --tls-key go together: give both for HTTPS, or neither")
+        }
         do {
             store = try ButtonStore(directory: options.dataDir)
             let registry = Registry(store: store, maxButtons: options.maxButtons)
@@ -140,7 +151,6 @@ public final class ButtonServerApp: Sendable {
         let metrics = self.metrics
         let router = api.makeRouter()
         routeTable = router.table
-        var http = options.http
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(configuration: http, router: router, streams: streams) { record in
             metrics.request(route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds)
@@ -170,7 +180,13 @@ public final class ButtonServerApp: Sendable {
         }
         dispatcher.start(rules: rules)
         mqtt?.start(sequencer: sequencer, retryScale: options.retryScale)
-        logger.log(.info, "listening", ["url": "http://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
+        let scheme = options.tlsCert == nil ? "http" : "https"
+        logger.log(.info, "listening", ["url": "\(scheme)://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
+        if options.tlsCert == nil && !Auth.isLoopback(options.host) {
+            logger.log(
+                .warn, "serving plain HTTP off loopback: tokens and presses travel in clear; use --tls-cert and --tls-key",
+                ["host": options.host], force: true)
+        }
     }
 
     /// The names of the `.svg` files in `directory` (the panel's icon set).

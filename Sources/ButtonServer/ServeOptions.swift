@@ -26,6 +26,10 @@ public struct ServeOptions: Sendable {
     /// Webhooks may not go to loopback or private addresses either.
     public var webhookDenyPrivate = false
     /// `mqtt://[user[:pass]@]host[:port]` or `mqtts://…`: publish to, and take commands from, a broker.
+    /// PEM files for HTTPS (both or neither), and the password of an encrypted key.
+    public var tlsCert: String?
+    public var tlsKey: String?
+    public var tlsKeyPassword: String?
     public var mqttURL: String?
     public var mqttCA: String?
     /// Instead of one in the URL (`BUTTOND_MQTT_PASSWORD` keeps it out of `ps`).
@@ -123,6 +127,9 @@ public struct ServeOptions: Sendable {
         Setting(flag: "webhook-deny-private", help: "webhooks may not go to loopback or private addresses either", isSwitch: true) {
             o, v throws(UsageError) in o.webhookDenyPrivate = try bool("webhook-deny-private", v)
         },
+        Setting(flag: "tls-cert", help: "PEM certificate (chain) file: serve HTTPS (with --tls-key)") { o, v in o.tlsCert = v },
+        Setting(flag: "tls-key", help: "PEM private key file for --tls-cert") { o, v in o.tlsKey = v },
+        Setting(flag: "tls-key-password", help: "the password of an encrypted --tls-key") { o, v in o.tlsKeyPassword = v },
         Setting(flag: "mqtt-url", help: "mqtt://[user:pass@]host:port (or mqtts://): publish events and state to a broker") {
             o, v in o.mqttURL = v
         },

@@ -174,7 +174,22 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
     if (o->ipv6) flags |= MHD_USE_IPv6;
     if (o->turbo) flags |= MHD_USE_TURBO;
+    /* HTTPS through libmicrohttpd's own TLS (GnuTLS): TLS 1.2 and 1.3 only. */
+    struct MHD_OptionItem tls[5];
+    int n = 0;
+    if (o->tls_cert != NULL && o->tls_key != NULL) {
+        flags |= MHD_USE_TLS;
+        tls[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert};
+        tls[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key};
+        if (o->tls_key_password != NULL) {
+            tls[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_KEY_PASSWORD, 0, (void *)o->tls_key_password};
+        }
+        tls[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+                                           (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"};
+    }
+    tls[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_ARRAY, tls,
                             MHD_OPTION_SOCK_ADDR, o->bind_addr,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,

@@ -65,6 +65,17 @@ public final class HTTPServer: Sendable {
                 }
             }
         }
+        // libmicrohttpd reads the PEM text while it starts (GnuTLS keeps its own copy).
+        let tls = configuration.tls
+        let cert = tls.map { strdup($0.certificatePEM) } ?? nil
+        let key = tls.map { strdup($0.keyPEM) } ?? nil
+        let password = tls?.keyPassword.map { strdup($0) } ?? nil
+        defer {
+            free(cert)
+            if let key { memset(key, 0, strlen(key)) }
+            free(key)
+            free(password)
+        }
         let started: OpaquePointer? = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 var options = bd_daemon_options(
@@ -76,12 +87,18 @@ public final class HTTPServer: Sendable {
                     thread_pool_size: UInt32(configuration.threads),
                     listen_backlog: UInt32(configuration.listenBacklog),
                     max_query_parameters: UInt32(configuration.maxQueryParameters),
-                    header_deadline_ms: UInt32(configuration.headerDeadlineSeconds * 1000))
+                    header_deadline_ms: UInt32(configuration.headerDeadlineSeconds * 1000),
+                    tls_cert: cert, tls_key: key, tls_key_password: password)
                 let me = Unmanaged.passUnretained(self).toOpaque()
                 return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
             }
         }
         guard let started else {
+            if tls != nil {
+                throw StartError(
+                    description: "cannot start HTTPS on \(configuration.host):\(configuration.port) (address in use, or "
+                        + "GnuTLS refused the certificate or key)")
+            }
             throw StartError(
                 description: "cannot listen on \(configuration.host):\(configuration.port) (address in use or not available)")
         }

@@ -22,6 +22,20 @@ public struct ServerConfiguration: Sendable {
     /// request ended); later, it is closed. libmicrohttpd's idle timeout alone lets a client
     /// that sends a header line every few seconds hold a connection for ever. 0: no deadline.
     public var headerDeadlineSeconds: Int = 10
+    /// HTTPS through libmicrohttpd's TLS (PEM text); nil serves plain HTTP.
+    public var tls: TLSCredentials?
+
+    public struct TLSCredentials: Sendable, Equatable {
+        public var certificatePEM: String
+        public var keyPEM: String
+        public var keyPassword: String?
+
+        public init(certificatePEM: String, keyPEM: String, keyPassword: String? = nil) {
+            self.certificatePEM = certificatePEM
+            self.keyPEM = keyPEM
+            self.keyPassword = keyPassword
+        }
+    }
     /// Headers added to every response (SPEC §6).
     public var defaultHeaders: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'"),

@@ -19,6 +19,9 @@ typedef struct bd_daemon_options {
     unsigned int listen_backlog;
     unsigned int max_query_parameters; /* more: the query is not parsed, the request gets 414 */
     unsigned int header_deadline_ms;   /* a request's head must arrive within this; 0: no deadline */
+    const char *tls_cert;              /* PEM; with tls_key, HTTPS (both NULL: plain HTTP) */
+    const char *tls_key;               /* PEM */
+    const char *tls_key_password;      /* for an encrypted key, or NULL */
 } bd_daemon_options;
 
 /// Starts a daemon; MHD_start_daemon is variadic and cannot be called from Swift.

@@ -1,0 +1,115 @@
+import Foundation
+import MicroHTTP
+import Testing
+
+@testable import ButtonServer
+
+/// HTTPS without a proxy (SPEC §6): libmicrohttpd's own TLS, TLS 1.2 and later, and a clear
+/// refusal to start for a wrong, missing, mismatched or locked key.
+@Suite("HTTPS")
+struct TLSTests {
+    /// A fresh directory with a self-signed certificate for 127.0.0.1 (`cert.pem`, `key.pem`),
+    /// one for another name (`other-cert.pem`, `other-key.pem`) and `key.pem` encrypted with
+    /// "s3cret" (`locked-key.pem`), all made with the openssl command.
+    static func certificates() throws -> String {
+        let dir = NSTemporaryDirectory() + "buttond-tls-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func openssl(_ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: dir)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw HTTPClient.Failure(description: "openssl \(arguments) failed") }
+        }
+        try openssl([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        try openssl([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other-key.pem", "-out", "other-cert.pem", "-days", "2",
+            "-subj", "/CN=other",
+        ])
+        try openssl(["pkey", "-in", "key.pem", "-aes256", "-passout", "pass:s3cret", "-out", "locked-key.pem"])
+        return dir
+    }
+
+    /// `curl ARGS`: exit code and output.
+    static func curl(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-m", "10"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func servesHTTPSOnlyWithTLS12AndLater() throws {
+        let dir = try Self.certificates()
+        let server = try TestServer {
+            $0.tlsCert = dir + "/cert.pem"
+            $0.tlsKey = dir + "/key.pem"
+        }
+        let base = "https://127.0.0.1:\(server.app.port)"
+        #expect(try Self.curl(["--cacert", dir + "/cert.pem", base + "/healthz"]) == (0, "ok"))
+        let (created, body) = try Self.curl([
+            "--cacert", dir + "/cert.pem", "-XPOST", base + "/api/v1/buttons", "-d", #"{"id": "door"}"#,
+        ])
+        #expect(created == 0 && body.contains(#""id":"door""#))
+        // An old protocol, a client that does not trust the certificate, plain HTTP: refused.
+        #expect(try Self.curl(["--cacert", dir + "/cert.pem", "--tlsv1.1", "--tls-max", "1.1", base + "/healthz"]).0 != 0)
+        #expect(try Self.curl([base + "/healthz"]).0 != 0)
+        #expect(try Self.curl(["http://127.0.0.1:\(server.app.port)/healthz"]).1 != "ok")
+    }
+
+    @Test func anEncryptedKeyWithItsPassword() throws {
+        let dir = try Self.certificates()
+        let server = try TestServer {
+            $0.tlsCert = dir + "/cert.pem"
+            $0.tlsKey = dir + "/locked-key.pem"
+            $0.tlsKeyPassword = "s3cret"
+        }
+        #expect(try Self.curl(["--cacert", dir + "/cert.pem", "https://127.0.0.1:\(server.app.port)/healthz"]) == (0, "ok"))
+    }
+
+    @Test(arguments: [
+        ("/cert.pem", "/other-key.pem", nil, "is not the key of the certificate"),
+        ("/missing.pem", "/key.pem", nil, "cannot read --tls-cert"),
+        ("/key.pem", "/key.pem", nil, "holds no PEM certificate"),
+        ("/cert.pem", "/locked-key.pem", nil, "BUTTOND_TLS_KEY_PASSWORD"),
+        ("/cert.pem", "/locked-key.pem", "wrong", "password is wrong"),
+        ("/cert.pem", nil, nil, "go together"),
+    ] as [(String, String?, String?, String)])
+    func aBadCertificateOrKeyIsAClearStartError(cert: String, key: String?, password: String?, message: String) throws {
+        let dir = try Self.certificates()
+        var options = ServeOptions()
+        options.port = 0
+        options.http.port = 0
+        options.dataDir = dir + "/data"
+        options.tlsCert = dir + cert
+        options.tlsKey = key.map { dir + $0 }
+        options.tlsKeyPassword = password
+        do {
+            _ = try ButtonServerApp(options: options)
+            Issue.record("started with \(cert) and \(key ?? "no key")")
+        } catch {
+            #expect(error.description.contains(message), "\(error.description)")
+            if !message.contains("together") { #expect(error.description.contains(dir)) }  // names the file
+        }
+    }
+
+    @Test func plainHTTPOffLoopbackSaysTokensTravelInClear() throws {
+        let dir = NSTemporaryDirectory() + "buttond-clear-\(UUID().uuidString)"
+        let server = try ServerProcess(dataDir: dir, arguments: ["--host", "0.0.0.0", "--admin-token", "t0ken-0123456789"])
+        defer { server.stop() }
+        #expect(server.log.contains("travel in clear"))
+        let local = try ServerProcess(dataDir: dir + "-local")
+        defer { local.stop() }
+        #expect(!local.log.contains("travel in clear"))
+    }
+}
