@@ -54,8 +54,25 @@ public final class ButtonServerApp: Sendable {
             } catch {
                 throw StartError(description: error.description)
             }
+        case (nil, nil) where options.tlsSelfSigned:
+            do {
+                // The data directory must exist for the certificate; the store makes it too.
+                try DataDirectory.create(options.dataDir)
+                let files = try SelfSignedCertificate.ensure(dataDir: options.dataDir, host: options.host)
+                http.tls = try TLSFiles.load(certificate: files.certificate, key: files.key, password: nil)
+                logger.log(
+                    .info, files.made ? "made a self-signed certificate" : "using the self-signed certificate",
+                    ["file": files.certificate, "sha256": files.fingerprint], force: true)
+            } catch let error as TLSFiles.Failure {
+                throw StartError(description: error.description)
+            } catch {
+                throw StartError(description: "cannot open the data directory: \(error)")
+            }
         case (nil, nil): break
         default: throw StartError(description: "--tls-cert and --tls-key go together: give both for HTTPS, or neither")
+        }
+        if options.tlsSelfSigned && options.tlsCert != nil {
+            throw StartError(description: "--tls-self-signed or --tls-cert/--tls-key, not both")
         }
         do {
             store = try ButtonStore(directory: options.dataDir)
@@ -180,9 +197,10 @@ public final class ButtonServerApp: Sendable {
         }
         dispatcher.start(rules: rules)
         mqtt?.start(sequencer: sequencer, retryScale: options.retryScale)
-        let scheme = options.tlsCert == nil ? "http" : "https"
+        let tls = options.tlsCert != nil || options.tlsSelfSigned
+        let scheme = tls ? "https" : "http"
         logger.log(.info, "listening", ["url": "\(scheme)://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
-        if options.tlsCert == nil && !Auth.isLoopback(options.host) {
+        if !tls && !Auth.isLoopback(options.host) {
             logger.log(
                 .warn, "serving plain HTTP off loopback: tokens and presses travel in clear; use --tls-cert and --tls-key",
                 ["host": options.host], force: true)

@@ -30,6 +30,8 @@ public struct ServeOptions: Sendable {
     public var tlsCert: String?
     public var tlsKey: String?
     public var tlsKeyPassword: String?
+    /// Make (once) and use a self-signed certificate kept in the data directory.
+    public var tlsSelfSigned = false
     public var mqttURL: String?
     public var mqttCA: String?
     /// Instead of one in the URL (`BUTTOND_MQTT_PASSWORD` keeps it out of `ps`).
@@ -130,6 +132,9 @@ public struct ServeOptions: Sendable {
         Setting(flag: "tls-cert", help: "PEM certificate (chain) file: serve HTTPS (with --tls-key)") { o, v in o.tlsCert = v },
         Setting(flag: "tls-key", help: "PEM private key file for --tls-cert") { o, v in o.tlsKey = v },
         Setting(flag: "tls-key-password", help: "the password of an encrypted --tls-key") { o, v in o.tlsKeyPassword = v },
+        Setting(flag: "tls-self-signed", help: "serve HTTPS with a self-signed certificate kept in the data dir", isSwitch: true) {
+            o, v throws(UsageError) in o.tlsSelfSigned = try bool("tls-self-signed", v)
+        },
         Setting(flag: "mqtt-url", help: "mqtt://[user:pass@]host:port (or mqtts://): publish events and state to a broker") {
             o, v in o.mqttURL = v
         },

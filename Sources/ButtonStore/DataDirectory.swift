@@ -10,9 +10,9 @@
 ///
 /// SQLite would create the file 0644; the data holds webhook secrets, so it must be 0600 from
 /// the first byte (SQLite gives the -wal and -shm files the same mode as the database).
-enum DataDirectory {
+public enum DataDirectory {
     /// Creates `directory` and any missing parents with mode 0700; an existing one is left as is.
-    static func create(_ directory: String) throws(StoreError) {
+    public static func create(_ directory: String) throws(StoreError) {
         guard !directory.isEmpty else {
             throw StoreError("the data directory path is empty")
         }

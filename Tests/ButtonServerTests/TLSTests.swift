@@ -112,4 +112,34 @@ struct TLSTests {
         defer { local.stop() }
         #expect(!local.log.contains("travel in clear"))
     }
+
+    @Test func aSelfSignedCertificateIsMadeOnceAndKept() throws {
+        let dir = NSTemporaryDirectory() + "buttond-self-\(UUID().uuidString)"
+        var first: String
+        do {
+            let server = try TestServer(dataDir: dir) { $0.tlsSelfSigned = true }
+            defer { server.stop() }
+            let cert = dir + "/tls/self-signed-cert.pem"
+            for host in ["127.0.0.1", "localhost"] {
+                #expect(try Self.curl(["--cacert", cert, "https://\(host):\(server.app.port)/healthz"]) == (0, "ok"))
+            }
+            let key = try FileManager.default.attributesOfItem(atPath: dir + "/tls/self-signed-key.pem")
+            #expect(key[.posixPermissions] as? Int == 0o600)
+            first = try String(contentsOfFile: cert, encoding: .utf8)
+        }
+        // A later start uses the same certificate: a phone that trusted it keeps trusting it.
+        let again = try TestServer(dataDir: dir) { $0.tlsSelfSigned = true }
+        defer { again.stop() }
+        #expect(try String(contentsOfFile: dir + "/tls/self-signed-cert.pem", encoding: .utf8) == first)
+        #expect(try Self.curl(["--cacert", dir + "/tls/self-signed-cert.pem", "https://127.0.0.1:\(again.app.port)/healthz"]) == (0, "ok"))
+    }
+
+    @Test func theNamesCoverLoopbackAndTheHost() {
+        let names = SelfSignedCertificate.subjectAltNames(host: "127.0.0.1")
+        #expect(names.hasPrefix("DNS:localhost,"))
+        #expect(names.contains("IP:127.0.0.1") && names.contains("IP:::1"))
+        let wildcard = SelfSignedCertificate.subjectAltNames(host: "0.0.0.0")
+        #expect(wildcard.split(separator: ",").count >= names.split(separator: ",").count)
+        #expect(SelfSignedCertificate.subjectAltNames(host: "panel.example").contains("DNS:panel.example"))
+    }
 }
