@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "ThreadSupport"],
+            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "CCurl", "ThreadSupport"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -31,6 +31,7 @@ public enum ClientCommand {
     static func run(_ command: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
         var server = environment["BUTTOND_SERVER"] ?? "http://127.0.0.1:8080"
         var token = environment["BUTTOND_TOKEN"]
+        var caFile = environment["BUTTOND_CACERT"].flatMap { $0.isEmpty ? nil : $0 }
         var hold: Int?
         var follow = false
         var after: Int64?
@@ -45,6 +46,7 @@ public enum ClientCommand {
             switch arguments[index] {
             case "--server": server = try value()
             case "--token": token = try value()
+            case "--cacert": caFile = try value()
             case "--hold":
                 guard let ms = Int(try value()), ms >= 0 else { throw Usage(message: "--hold takes milliseconds") }
                 hold = ms
@@ -57,10 +59,10 @@ public enum ClientCommand {
             }
             index += 1
         }
-        guard let url = URL(string: server), url.scheme == "http", let host = url.host else {
-            throw Usage(message: "--server must be an http:// URL, not '\(server)'")
+        guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw Usage(message: "--server must be an http:// or https:// URL, not '\(server)'")
         }
-        let client = HTTPClient(host: host, port: url.port ?? 80, token: token, timeoutSeconds: follow ? 3600 : 30)
+        let client = CurlClient(base: server, token: token, caFile: caFile)
 
         switch command {
         case "press", "down", "up":
@@ -95,20 +97,18 @@ public enum ClientCommand {
                 for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
                 return 0
             }
-            let stream = try client.stream("/api/v1/events/stream" + (after.map { "?after=\($0)" } ?? ""))
-            guard stream.status == 200 else { return fail("the server answered \(stream.status)") }
-            while true {
-                let message = try stream.nextEvent()
-                guard message.event == nil else { continue }  // registry changes are not events
+            let status = try client.stream("/api/v1/events/stream" + (after.map { "?after=\($0)" } ?? "")) { message in
+                guard message.event == nil else { return }  // registry changes are not events
                 writeAll(1, ((message.data + "\n").utf8))
             }
+            return status == 200 ? 0 : fail("the server answered \(status)")
         default:
             throw Usage(message: "unknown command '\(command)'")
         }
     }
 
     /// Prints the events of a successful reply as JSON lines; the server's message otherwise.
-    static func report(_ reply: HTTPClient.Reply) -> Int32 {
+    static func report(_ reply: CurlClient.Reply) -> Int32 {
         guard (200..<300).contains(reply.status) else {
             let hint = reply.status == 401 ? "; give a token with --token T or BUTTOND_TOKEN" : ""
             if case .string(let message)? = reply.json["error"]?["message"] {

@@ -11,7 +11,7 @@ public enum CommandLineHelp {
 
         Usage:
           buttond [serve] [options]        run the server (the default command)
-          buttond press NAME [--hold MS] [--server URL] [--token T]
+          buttond press NAME [--hold MS] [--server URL] [--token T] [--cacert FILE]
           buttond down NAME | up NAME [--server URL] [--token T]
           buttond events [--follow] [--after SEQ] [--server URL] [--token T]
           buttond check [--data-dir DIR]   is the database sound? (SQLite's integrity check)
@@ -19,7 +19,8 @@ public enum CommandLineHelp {
           buttond --help
 
         \(ServeOptions.help)
-        The client commands read BUTTOND_SERVER (default http://127.0.0.1:8080) and BUTTOND_TOKEN.
+        The client commands (http:// or https://, through libcurl; proxies from the environment as curl takes
+        them) read BUTTOND_SERVER (default http://127.0.0.1:8080), BUTTOND_TOKEN and BUTTOND_CACERT.
         Exit codes: 0 ok, 1 the server said no (its message on stderr), 2 usage.
         """
     }

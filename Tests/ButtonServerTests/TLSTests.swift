@@ -142,4 +142,24 @@ struct TLSTests {
         #expect(wildcard.split(separator: ",").count >= names.split(separator: ",").count)
         #expect(SelfSignedCertificate.subjectAltNames(host: "panel.example").contains("DNS:panel.example"))
     }
+
+    @Test func theClientCommandsSpeakHTTPS() throws {
+        let dir = try Self.certificates()
+        let server = try TestServer {
+            $0.tlsCert = dir + "/cert.pem"
+            $0.tlsKey = dir + "/key.pem"
+        }
+        try #require(try Self.curl(["--cacert", dir + "/cert.pem", "-XPOST", "https://127.0.0.1:\(server.app.port)/api/v1/buttons",
+            "-d", #"{"id": "door", "maxTaps": 1}"#]).0 == 0)
+        let url = "https://127.0.0.1:\(server.app.port)"
+        let (ok, out, err) = try runButtond(["press", "door", "--server", url, "--cacert", dir + "/cert.pem"])
+        #expect(ok == 0, "\(err)")
+        #expect(out.contains("single-tap"))
+        // Without the CA the certificate is not trusted: a clear failure, exit 1.
+        let (refused, _, why) = try runButtond(["press", "door", "--server", url])
+        #expect(refused == 1)
+        #expect(why.contains("cannot reach") && why.lowercased().contains("certificate"), "\(why)")
+        let (viaEnv, _, _) = try runButtond(["up", "door", "--server", url], environment: ["BUTTOND_CACERT": dir + "/cert.pem"])
+        #expect(viaEnv == 1)  // reached it: the server said not_down
+    }
 }
