@@ -96,8 +96,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+# Ports served over HTTPS (scenario 11): `request` speaks TLS to them, trusting any certificate.
+TLS_PORTS = set()
+
+
 def request(port, method, path, body=None, timeout=30):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    if port in TLS_PORTS:
+        import ssl
+        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout, context=ssl._create_unverified_context())
+    else:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     headers = {}
     data = None
     if body is not None:
@@ -182,8 +190,9 @@ def wrk_background(url, duration, conns=50, threads=2, script="press.lua", env=N
 class Buttond:
     """One buttond process on a free port with its own data directory."""
 
-    def __init__(self, bench, name, data_dir=None, extra=()):
+    def __init__(self, bench, name, data_dir=None, extra=(), scheme="http"):
         self.bench = bench
+        self.scheme = scheme
         self.data_dir = data_dir or os.path.join(bench.work, name + "-data")
         os.makedirs(self.data_dir, exist_ok=True)
         self.log_path = os.path.join(bench.work, name + ".log")
@@ -200,9 +209,11 @@ class Buttond:
                 break
             logf.write(line)
             logf.flush()
-            m = re.search(rb"msg=listening url=http://127\.0\.0\.1:(\d+)/", line)
+            m = re.search(rb"msg=listening url=https?://127\.0\.0\.1:(\d+)/", line)
             if m:
                 self.port = int(m.group(1))
+                if scheme == "https":
+                    TLS_PORTS.add(self.port)
                 break
         if self.port is None:
             logf.close()
@@ -222,7 +233,7 @@ class Buttond:
         return self.proc.pid
 
     def url(self, path="/"):
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"{self.scheme}://127.0.0.1:{self.port}{path}"
 
     def stop(self):
         stop(self.proc, timeout=15)
@@ -951,17 +962,51 @@ class Bench:
                         f"QoS 1 to a local mosquitto; lag = mosquitto_sub arrival (%U) − event t")
         log(f"scenario 10: lag median {med} ms, p99 {p99} ms, {got}/{emitted} events")
 
+    # -- scenario 11 -----------------------------------------------------------------------
+
+    def s11(self):
+        log("scenario 11: press over HTTPS (keep-alive) against raw libmicrohttpd over HTTPS")
+        certs = os.path.join(self.work, "tls")
+        os.makedirs(certs, exist_ok=True)
+        cert, key = os.path.join(certs, "cert.pem"), os.path.join(certs, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        b = CTool(self.tool("mhd_baseline"), str(self.args.threads), cert, key)
+        try:
+            wrk(f"https://127.0.0.1:{b.port}/", 2, script="press.lua")
+            base = wrk(f"https://127.0.0.1:{b.port}/", self.d, script="press.lua")
+        finally:
+            b.stop()
+        srv = Buttond(self, "s11", extra=["--threads", str(self.args.threads), "--tls-cert", cert, "--tls-key", key],
+                      scheme="https")
+        try:
+            self.create_buttons(srv, "b", 64)
+            wrk(srv.url(), 2, script="press.lua")
+            r = wrk(srv.url(), self.d, script="press.lua")
+        finally:
+            srv.stop()
+        self.raw["s11"] = {"baseline": base, "buttond": r}
+        ratio = r["rps"] / base["rps"] if base["rps"] else None
+        self.row("11 press over HTTPS", "throughput (keep-alive)", r["rps"], "req/s", base["rps"], ratio,
+                 target="info", ok=None)
+        self.row("11 press over HTTPS", "p99 latency @50 conns", r["p99_us"] / 1000, "ms", base["p99_us"] / 1000,
+                 target="≤ 10 ms", ok=r["p99_us"] / 1000 <= 10)
+        self.note("11", "wrk -t2 -c50 over TLS 1.3 (P-256 certificate), the same press.lua; the baseline is "
+                        "mhd_baseline with the same certificate through libmicrohttpd's TLS")
+        log(f"scenario 11: {r['rps']:.0f} req/s vs {base['rps']:.0f} over TLS")
+
     # -- run -------------------------------------------------------------------------------
 
     def run(self):
-        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10"}
+        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10", "11"}
         started = time.time()
         steps = []
         if self.only & {"1", "2", "7", "8", "9"}:  # scenario 10 needs no baseline
             steps.append(self.baseline)
         if self.only & {"1", "7"}:
             steps.append(self.s1_and_s7)
-        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10)):
+        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10), ("11", self.s11)):
             if k in self.only:
                 steps.append(f)
         for f in steps:

@@ -58,8 +58,27 @@ int main(int argc, char **argv) {
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    /* With a certificate and key (PEM files, argv[2] and argv[3]): HTTPS, as buttond
+       --tls-cert/--tls-key serves it (TLS 1.2 and 1.3, libmicrohttpd's GnuTLS). */
+    struct MHD_OptionItem tls[4] = {{MHD_OPTION_END, 0, NULL}};
+    static char cert[65536], key[65536];
+    if (argc > 3) {
+        FILE *f = fopen(argv[2], "r");
+        size_t n = f ? fread(cert, 1, sizeof cert - 1, f) : 0;
+        if (f) fclose(f);
+        cert[n] = 0;
+        f = fopen(argv[3], "r");
+        n = f ? fread(key, 1, sizeof key - 1, f) : 0;
+        if (f) fclose(f);
+        key[n] = 0;
+        flags |= MHD_USE_TLS;
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, cert};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, key};
+        tls[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"};
+    }
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, NULL, NULL, handle, NULL,
+        MHD_OPTION_ARRAY, tls,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)500,
