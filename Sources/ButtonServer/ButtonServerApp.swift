@@ -213,6 +213,28 @@ public final class ButtonServerApp: Sendable {
         return Set(files.filter { $0.hasSuffix(".svg") }.map { String($0.dropLast(4)) })
     }
 
+    /// SIGHUP: reads the certificate and key again and serves new connections with them; open
+    /// connections go on with the old ones. Nil when done, else why not (the old stay in use).
+    public func reloadTLS() -> String? {
+        let credentials: ServerConfiguration.TLSCredentials
+        do {
+            if let cert = options.tlsCert, let key = options.tlsKey {
+                credentials = try TLSFiles.load(certificate: cert, key: key, password: options.tlsKeyPassword)
+            } else if options.tlsSelfSigned {
+                let files = try SelfSignedCertificate.ensure(dataDir: options.dataDir, host: options.host)
+                credentials = try TLSFiles.load(certificate: files.certificate, key: files.key, password: nil)
+            } else {
+                return "not serving HTTPS: nothing to reload"
+            }
+            try server.reload(tls: credentials)
+        } catch {
+            logger.log(.error, "the certificate was not reloaded; the old one stays in use", ["error": "\(error)"], force: true)
+            return "\(error)"
+        }
+        logger.log(.info, "reloaded the certificate", ["file": options.tlsCert ?? options.dataDir + "/tls"], force: true)
+        return nil
+    }
+
     /// The bound port (useful with port 0).
     public var port: Int { server.port }
 

@@ -159,6 +159,11 @@ void bd_request_started(struct MHD_Connection *connection) { set_waiting(connect
 
 void bd_request_ended(struct MHD_Connection *connection) { set_waiting(connection, 1); }
 
+unsigned int bd_daemon_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
 struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                    MHD_RequestCompletedCallback completed, void *completed_cls) {
@@ -175,8 +180,9 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
     if (o->ipv6) flags |= MHD_USE_IPv6;
     if (o->turbo) flags |= MHD_USE_TURBO;
     /* HTTPS through libmicrohttpd's own TLS (GnuTLS): TLS 1.2 and 1.3 only. */
-    struct MHD_OptionItem tls[5];
+    struct MHD_OptionItem tls[6];
     int n = 0;
+    if (o->listen_fd >= 0) tls[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, o->listen_fd, NULL};
     if (o->tls_cert != NULL && o->tls_key != NULL) {
         flags |= MHD_USE_TLS;
         tls[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert};

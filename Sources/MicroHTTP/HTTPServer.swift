@@ -15,6 +15,8 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<CHandle?>(nil)
     private let boundPort = Atomic<Int>(0)
     private let heartbeat = Mutex<HeartbeatTimer?>(nil)
+    /// Daemons a certificate reload replaced, still serving their connections.
+    private let retired = Mutex<[CHandle]>([])
     /// Requests whose answer is still being produced (their connections are suspended).
     private let pendingCount = Atomic<Int>(0)
     /// Set when stopping begins: from then on a pending answer is waited for on the worker
@@ -40,6 +42,47 @@ public final class HTTPServer: Sendable {
 
     public func start() throws {
         signal(SIGPIPE, SIG_IGN)
+        let started = try startDaemon(listenFD: -1, tls: configuration.tls)
+        daemon.withLock { $0 = CHandle(pointer: started) }
+        boundPort.store(Int(bd_daemon_port(started)), ordering: .releasing)
+        startHeartbeat()
+    }
+
+    /// A new certificate without dropping a connection: the running daemon stops accepting and
+    /// hands its listening socket to a new one with `tls`; it keeps serving the connections it
+    /// has and is stopped once they are all gone (checked by the heartbeat's reaper).
+    public func reload(tls: ServerConfiguration.TLSCredentials) throws {
+        try daemon.withLock { current throws in
+            guard let old = current?.pointer else { return }
+            let listener = MHD_quiesce_daemon(old)
+            guard listener >= 0 else { throw StartError(description: "cannot hand the listening socket over") }
+            let next: OpaquePointer
+            do {
+                next = try startDaemon(listenFD: listener, tls: tls)
+            } catch {
+                // Keep serving with what worked: the old certificate, on the same socket.
+                if let again = try? startDaemon(listenFD: listener, tls: configuration.tls) {
+                    current = CHandle(pointer: again)
+                    retired.withLock { $0.append(CHandle(pointer: old)) }
+                }
+                throw error
+            }
+            current = CHandle(pointer: next)
+            retired.withLock { $0.append(CHandle(pointer: old)) }
+        }
+    }
+
+    /// Stops the daemons a reload left behind once their last connection is gone.
+    private func reapRetired() {
+        let done = retired.withLock { list in
+            let empty = list.filter { bd_daemon_connections($0.pointer) == 0 }
+            list.removeAll { bd_daemon_connections($0.pointer) == 0 }
+            return empty
+        }
+        for handle in done { MHD_stop_daemon(handle.pointer) }
+    }
+
+    private func startDaemon(listenFD: Int32, tls: ServerConfiguration.TLSCredentials?) throws -> OpaquePointer {
         var storage = sockaddr_storage()
         let ipv6: Bool
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
@@ -66,7 +109,6 @@ public final class HTTPServer: Sendable {
             }
         }
         // libmicrohttpd reads the PEM text while it starts (GnuTLS keeps its own copy).
-        let tls = configuration.tls
         let cert = tls.map { strdup($0.certificatePEM) } ?? nil
         let key = tls.map { strdup($0.keyPEM) } ?? nil
         let password = tls?.keyPassword.map { strdup($0) } ?? nil
@@ -88,7 +130,7 @@ public final class HTTPServer: Sendable {
                     listen_backlog: UInt32(configuration.listenBacklog),
                     max_query_parameters: UInt32(configuration.maxQueryParameters),
                     header_deadline_ms: UInt32(configuration.headerDeadlineSeconds * 1000),
-                    tls_cert: cert, tls_key: key, tls_key_password: password)
+                    tls_cert: cert, tls_key: key, tls_key_password: password, listen_fd: listenFD)
                 let me = Unmanaged.passUnretained(self).toOpaque()
                 return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
             }
@@ -102,9 +144,7 @@ public final class HTTPServer: Sendable {
             throw StartError(
                 description: "cannot listen on \(configuration.host):\(configuration.port) (address in use or not available)")
         }
-        daemon.withLock { $0 = CHandle(pointer: started) }
-        boundPort.store(Int(bd_daemon_port(started)), ordering: .releasing)
-        startHeartbeat()
+        return started
     }
 
     private func startHeartbeat() {
@@ -116,7 +156,10 @@ public final class HTTPServer: Sendable {
         timer.resume()
         let reaper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "buttond.stream-reaper"))
         reaper.schedule(deadline: .now() + 0.25, repeating: 0.25)
-        reaper.setEventHandler { hub.reapHungUp() }
+        reaper.setEventHandler { [weak self] in
+            hub.reapHungUp()
+            self?.reapRetired()
+        }
         reaper.resume()
         heartbeat.withLock { $0 = HeartbeatTimer(source: timer, reaper: reaper) }
     }
@@ -142,6 +185,7 @@ public final class HTTPServer: Sendable {
         let deadline = Date().addingTimeInterval(1)
         while streams.count > 0 && Date() < deadline { usleep(5_000) }
         MHD_stop_daemon(running)
+        for handle in retired.withLock({ list in defer { list = [] }; return list }) { MHD_stop_daemon(handle.pointer) }
         if listener >= 0 { close(listener) }
     }
 

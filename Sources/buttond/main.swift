@@ -47,6 +47,11 @@ case "serve":
         }
         source.resume()
     }
+    // SIGHUP: take a renewed certificate without dropping a connection.
+    signal(SIGHUP, SIG_IGN)
+    let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+    hangup.setEventHandler { _ = app.reloadTLS() }
+    hangup.resume()
     dispatchMain()
 default:
     exit(ClientCommand.run(command: command, arguments: rest))

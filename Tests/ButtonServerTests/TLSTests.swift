@@ -162,4 +162,64 @@ struct TLSTests {
         let (viaEnv, _, _) = try runButtond(["up", "door", "--server", url], environment: ["BUTTOND_CACERT": dir + "/cert.pem"])
         #expect(viaEnv == 1)  // reached it: the server said not_down
     }
+
+    @Test func aReloadTakesTheNewCertificateAndKeepsOpenConnections() throws {
+        let dir = try Self.certificates()
+        let cert = dir + "/live-cert.pem"
+        let key = dir + "/live-key.pem"
+        try FileManager.default.copyItem(atPath: dir + "/cert.pem", toPath: cert)
+        try FileManager.default.copyItem(atPath: dir + "/key.pem", toPath: key)
+        let server = try TestServer {
+            $0.tlsCert = cert
+            $0.tlsKey = key
+        }
+        // A client with a connection open across the reload (Python's ssl: one socket, two requests).
+        let script = """
+            import socket, ssl, sys
+            ctx = ssl.create_default_context(cafile=sys.argv[1])
+            s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[2]))), server_hostname="127.0.0.1")
+            def req():
+                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                data = b""
+                while not data.endswith(b"ok"):
+                    chunk = s.recv(4096)
+                    if not chunk: return "closed"
+                    data += chunk
+                return data.split(b"\\r\\n")[0].decode()
+            print(req(), flush=True)
+            sys.stdin.readline()
+            print(req(), flush=True)
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script, dir + "/cert.pem", String(server.app.port)]
+        let input = Pipe()
+        let output = Pipe()
+        python.standardInput = input
+        python.standardOutput = output
+        try python.run()
+        let reader = output.fileHandleForReading
+        func line() -> String {
+            var bytes: [UInt8] = []
+            while let byte = try? reader.read(upToCount: 1), let b = byte.first, b != 0x0A { bytes.append(b) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(line() == "HTTP/1.1 200 OK")
+        // The certificate is renewed (another one, for the same address) and reloaded.
+        try FileManager.default.removeItem(atPath: cert)
+        try FileManager.default.removeItem(atPath: key)
+        try FileManager.default.copyItem(atPath: dir + "/other-cert.pem", toPath: cert)
+        try FileManager.default.copyItem(atPath: dir + "/other-key.pem", toPath: key)
+        #expect(server.app.reloadTLS() == nil)
+        // New connections get the new certificate; the open one goes on.
+        #expect(try Self.curl(["-k", "https://127.0.0.1:\(server.app.port)/healthz"]) == (0, "ok"))
+        #expect(try Self.curl(["--cacert", dir + "/cert.pem", "https://127.0.0.1:\(server.app.port)/healthz"]).0 != 0)
+        input.fileHandleForWriting.write(Data("go\n".utf8))
+        #expect(line() == "HTTP/1.1 200 OK")
+        python.waitUntilExit()
+        // A broken file is refused, and the certificate in use stays.
+        try "not a certificate".write(toFile: cert, atomically: true, encoding: .utf8)
+        #expect(server.app.reloadTLS() != nil)
+        #expect(try Self.curl(["-k", "https://127.0.0.1:\(server.app.port)/healthz"]) == (0, "ok"))
+    }
 }

@@ -22,6 +22,7 @@ typedef struct bd_daemon_options {
     const char *tls_cert;              /* PEM; with tls_key, HTTPS (both NULL: plain HTTP) */
     const char *tls_key;               /* PEM */
     const char *tls_key_password;      /* for an encrypted key, or NULL */
+    int listen_fd;                     /* an already listening socket to take over, or -1 */
 } bd_daemon_options;
 
 /// Starts a daemon; MHD_start_daemon is variadic and cannot be called from Swift.
@@ -37,6 +38,9 @@ void bd_request_started(struct MHD_Connection *connection);
 
 /// A request ended: the connection's next request head must come within the deadline.
 void bd_request_ended(struct MHD_Connection *connection);
+
+/// Connections a daemon has open (a quiesced one is stopped when it has none left).
+unsigned int bd_daemon_connections(struct MHD_Daemon *daemon);
 
 /// The request context a request with too many query parameters starts with.
 void *bd_too_many_parameters(void);
