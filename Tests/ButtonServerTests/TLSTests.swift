@@ -222,4 +222,16 @@ struct TLSTests {
         #expect(server.app.reloadTLS() != nil)
         #expect(try Self.curl(["-k", "https://127.0.0.1:\(server.app.port)/healthz"]) == (0, "ok"))
     }
+
+    @Test func theClientReachesAnIPv6Literal() throws {
+        let server = try TestServer {
+            $0.host = "::1"
+            $0.http.host = "::1"
+        }
+        let base = "http://[::1]:\(server.app.port)"
+        #expect(try Self.curl(["-g", "-XPOST", base + "/api/v1/buttons", "-d", #"{"id": "door", "maxTaps": 1}"#]).0 == 0)
+        let (status, out, err) = try runButtond(["press", "door", "--server", base])
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("single-tap"))
+    }
 }
