@@ -58,12 +58,7 @@ extension ButtonStore {
         try withReader { connection throws(StoreError) in
             try connection.statement(
                 """
-                SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
-                    button, sheet, t, face, option, label, event, body,
-                    (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                    (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                    (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
-                FROM deliveries WHERE status = 0 ORDER BY id
+                SELECT * FROM delivery_rows WHERE status = 0 ORDER BY id
                 """
             ).rows(Self.deliveryRow)
         }
@@ -88,12 +83,7 @@ extension ButtonStore {
         try withReader { connection throws(StoreError) in
             let select = try connection.statement(
                 """
-                SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
-                    button, sheet, t, face, option, label, event, body,
-                    (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                    (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                    (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
-                FROM deliveries WHERE id = ?1
+                SELECT * FROM delivery_rows WHERE id = ?1
                 """)
             select.bind(id, at: 1)
             return try select.rows(Self.deliveryRow).first
@@ -101,7 +91,8 @@ extension ButtonStore {
     }
 
     /// The log newest first, older than `before` if given, for one handler and/or one stored
-    /// status; each filter walks its own index.
+    /// status; each filter walks its own index (with both, the handler's: a handler has far
+    /// fewer rows than a status; `+status` keeps SQLite from taking the other).
     public func deliveries(
         handler: String?, status: DeliveryStatus?, before: Int64?, limit: Int
     ) throws(StoreError) -> [DeliveryRow] {
@@ -112,49 +103,29 @@ extension ButtonStore {
             case (let handler?, let status?):
                 select = try connection.statement(
                     """
-                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
-                        button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
-                    FROM deliveries INDEXED BY deliveries_handler
-                    WHERE handler = ?1 AND id < ?2 AND status = ?4 ORDER BY id DESC LIMIT ?3
+                    SELECT * FROM delivery_rows
+                    WHERE handler = ?1 AND id < ?2 AND +status = ?4 ORDER BY id DESC LIMIT ?3
                     """)
                 select.bind(handler, at: 1)
                 select.bind(status.rawValue, at: 4)
             case (let handler?, nil):
                 select = try connection.statement(
                     """
-                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
-                        button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
-                    FROM deliveries INDEXED BY deliveries_handler
+                    SELECT * FROM delivery_rows
                     WHERE handler = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
                 select.bind(handler, at: 1)
             case (nil, let status?):
                 select = try connection.statement(
                     """
-                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
-                        button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
-                    FROM deliveries INDEXED BY deliveries_status
+                    SELECT * FROM delivery_rows
                     WHERE status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
                 select.bind(status.rawValue, at: 1)
             case (nil, nil):
                 select = try connection.statement(
                     """
-                    SELECT id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id, event_type,
-                        button, sheet, t, face, option, label, event, body,
-                        (SELECT outcome FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT status_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1),
-                        (SELECT exit_code FROM delivery_attempts WHERE delivery = deliveries.id ORDER BY number DESC LIMIT 1)
-                    FROM deliveries WHERE id < ?2 ORDER BY id DESC LIMIT ?3
+                    SELECT * FROM delivery_rows WHERE id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
             }
             select.bind(before ?? Int64.max, at: 2)

@@ -197,6 +197,15 @@ enum Schema {
         CREATE INDEX buttons_position ON buttons (position);
         CREATE INDEX sheets_position ON sheets (position);
         """,
+        // 9: a delivery as the log shows it, with how its last attempt ended: one join on the
+        // attempts' key (the row's `attempts` is its last attempt's number), written once.
+        """
+        CREATE VIEW delivery_rows AS
+        SELECT d.id, d.handler, d.status, d.attempts, d.next_attempt_at, d.created_at, d.event_seq, d.event_id,
+            d.event_type, d.button, d.sheet, d.t, d.face, d.option, d.label, d.event, d.body,
+            a.outcome, a.status_code, a.exit_code
+        FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery = d.id AND a.number = d.attempts;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -37,7 +37,7 @@ import Testing
 
     @Test func setsTheSchemaVersion() throws {
         try withStore { store, _ throws in
-            #expect(ButtonStore.schemaVersion == 8)
+            #expect(ButtonStore.schemaVersion == 9)
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
         }
     }
