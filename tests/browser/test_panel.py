@@ -599,7 +599,9 @@ def test_press_that_cannot_reach_the_server_fails_at_once(driver):
         el.click()
         wait(driver, 3).until(lambda d: "failed" in el.get_attribute("class"))
         assert time.monotonic() - started < 2
-        assert "not sent" in driver.find_element(By.CSS_SELECTOR, ".toast-error").text
+        # textContent: .text is empty while the toast is still fading in (opacity 0).
+        wait(driver, 3).until(lambda d: any("not sent" in t.get_attribute("textContent")
+                                            for t in d.find_elements(By.CSS_SELECTOR, ".toast-error")))
         assert "held" not in el.get_attribute("class")
     finally:
         if srv:
