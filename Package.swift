@@ -46,6 +46,7 @@ let package = Package(
             dependencies: ["ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
             swiftSettings: strict
         ),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
         .target(name: "MQTT", dependencies: ["CMosquitto", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "Buttons",
@@ -54,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "CCurl", "ThreadSupport"],
+            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "CurlHTTP", "ThreadSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -68,7 +69,8 @@ let package = Package(
             path: "bench/engine",
             swiftSettings: strict
         ),
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["CurlHTTP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
@@ -77,7 +79,7 @@ let package = Package(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite"],
+            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -3,6 +3,7 @@ import Buttons
 import FoundationEssentials
 import Glibc
 import Dispatch
+import CurlHTTP
 import MicroHTTP
 
 /// `buttond press|down|up|events`: a client for shell scripts on the same binary.
@@ -62,7 +63,7 @@ public enum ClientCommand {
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw Usage(message: "--server must be an http:// or https:// URL, not '\(server)'")
         }
-        let client = CurlClient(base: server, token: token, caFile: caFile)
+        let client = HTTPClient(base: server, token: token, caFile: caFile)
 
         switch command {
         case "press", "down", "up":
@@ -97,8 +98,8 @@ public enum ClientCommand {
                 for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
                 return 0
             }
-            let status = try client.stream("/api/v1/events/stream" + (after.map { "?after=\($0)" } ?? "")) { message in
-                guard message.event == nil else { return }  // registry changes are not events
+            let status = try client.follow("/api/v1/events/stream" + (after.map { "?after=\($0)" } ?? "")) { message in
+                guard message.event == nil, !message.comment else { return }  // registry changes are not events
                 writeAll(1, ((message.data + "\n").utf8))
             }
             return status == 200 ? 0 : fail("the server answered \(status)")
@@ -108,7 +109,7 @@ public enum ClientCommand {
     }
 
     /// Prints the events of a successful reply as JSON lines; the server's message otherwise.
-    static func report(_ reply: CurlClient.Reply) -> Int32 {
+    static func report(_ reply: HTTPClient.Reply) -> Int32 {
         guard (200..<300).contains(reply.status) else {
             let hint = reply.status == 401 ? "; give a token with --token T or BUTTOND_TOKEN" : ""
             if case .string(let message)? = reply.json["error"]?["message"] {

@@ -60,4 +60,19 @@ static inline CURLcode bd_curl_guard_sockets(CURL *h, struct bd_socket_guard *gu
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, guard);
 }
+/* CURLOPT_SOCKOPTFUNCTION that writes the connection's socket to *slot, so another thread
+   can shut the connection down (a client leaving an event stream). */
+static inline int bd_remember_socket(void *slot, curl_socket_t fd, curlsocktype purpose) {
+    (void)purpose;
+    __atomic_store_n((int *)slot, (int)fd, __ATOMIC_RELEASE);
+    return CURL_SOCKOPT_OK;
+}
+
+static inline CURLcode bd_curl_remember_socket(CURL *h, int *slot) {
+    CURLcode code = curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, bd_remember_socket);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, slot);
+}
+
+static inline int bd_remembered_socket(int *slot) { return __atomic_load_n(slot, __ATOMIC_ACQUIRE); }
 #endif

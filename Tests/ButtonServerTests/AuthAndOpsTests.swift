@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import MicroHTTP
 import Testing
+import CurlHTTP
+import TestSupport
 
 @Suite("Auth, metrics, the CLI and shutdown")
 struct AuthAndOpsTests {
@@ -137,13 +139,13 @@ struct AuthAndOpsTests {
             Thread.detachNewThread {
                 // Keep-alive, as wrk and browsers do: requests keep coming on an open
                 // connection after the listener is closed.
-                guard let connection = try? ClientConnection(port: port, timeoutSeconds: 5) else {
+                guard let connection = try? RawConnection(port: port, timeoutSeconds: 5) else {
                     finished.withLock { $0 += 1 }
                     return
                 }
                 let request = Array(
                     "POST /api/v1/buttons/t\(i % 4)/press HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
-                while (try? connection.write(request)) != nil, let reply = try? connection.readReplyForTests(), reply.status == 200 {
+                while (try? connection.write(request)) != nil, let reply = try? connection.readReply(), reply.status == 200 {
                     let seqs = (reply.json["events"]?.array ?? []).compactMap { $0["seq"]?.int }
                     results.withLock { $0 += seqs }
                 }

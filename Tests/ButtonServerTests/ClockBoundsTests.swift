@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Testing
+import CurlHTTP
 
 /// One careless client must not lock a button for good (SPEC §3): a `t` far ahead of the
 /// server clock is refused, and `reset` brings a button back to rest at the server clock.

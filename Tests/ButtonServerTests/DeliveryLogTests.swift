@@ -2,6 +2,7 @@ import ButtonServer
 import Foundation
 import MicroHTTP
 import Testing
+import CurlHTTP
 
 /// A webhook receiver (Python, a real process on loopback) that records each request whole:
 /// method, request target (path and query), headers, body bytes, and which handlers' secrets

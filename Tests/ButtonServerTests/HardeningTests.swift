@@ -1,6 +1,8 @@
 import Foundation
 import MicroHTTP
 import Testing
+import CurlHTTP
+import TestSupport
 
 @testable import ButtonServer
 @testable import ButtonStore
@@ -82,9 +84,9 @@ struct HardeningTests {
     func tooManyQueryParametersGetAnAnswerAndAClose(count: Int) throws {
         let server = try TestServer()
         let query = (0..<count).map { "a\($0)=1" }.joined(separator: "&")
-        let connection = try ClientConnection(host: "127.0.0.1", port: server.app.port, timeoutSeconds: 10)
+        let connection = try RawConnection(host: "127.0.0.1", port: server.app.port, timeoutSeconds: 10)
         try connection.write(Array("GET /healthz?\(query) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        let reply = try connection.readReplyForTests()
+        let reply = try connection.readReply()
         #expect(reply.status == 414)
         #expect(reply.json["error"]?["code"] == "too_many_parameters")
         #expect(reply.header("connection")?.lowercased() == "close")
@@ -127,7 +129,7 @@ struct HardeningTests {
     }
 
     /// Reads until the server closes the connection (true) or `seconds` pass (false).
-    static func closedWithin(_ connection: ClientConnection, seconds: Double) -> Bool {
+    static func closedWithin(_ connection: RawConnection, seconds: Double) -> Bool {
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let deadline = Date().addingTimeInterval(seconds)
@@ -142,7 +144,7 @@ struct HardeningTests {
     @Test func aRequestHeadThatTricklesInIsCutOffAtTheDeadline() throws {
         let server = try TestServer { $0.http.headerDeadlineSeconds = 2 }
         // One header line a second: the idle timeout (30 s) alone would never fire.
-        let slow = try ClientConnection(port: server.app.port)
+        let slow = try RawConnection(port: server.app.port)
         try slow.write(Array("GET /healthz HTTP/1.1\r\n".utf8))
         let started = Date()
         var closed = false

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Testing
+import CurlHTTP
 
 @Suite("Persistence across restarts and crashes")
 struct PersistenceTests {

@@ -3,6 +3,7 @@ import Foundation
 import MicroHTTP
 import Synchronization
 import Testing
+import CurlHTTP
 
 /// The sequencer as clients see it: every input and timer in one order, each answer with
 /// exactly its own events, seq numbers without gaps, and replays that do not stall input.

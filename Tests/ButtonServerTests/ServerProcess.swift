@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTP
+import CurlHTTP
 
 /// The real `buttond` binary as a child process (crash, signal and CLI tests).
 final class ServerProcess: @unchecked Sendable {  // fields are set once in init

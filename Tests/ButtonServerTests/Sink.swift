@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTP
+import CurlHTTP
 
 /// The Python webhook sink (tests/support/webhook_sink.py) as a real process on loopback.
 final class Sink: @unchecked Sendable {  // fields are set once in init

@@ -1,6 +1,7 @@
 import ButtonServer
 import Foundation
 import MicroHTTP
+import CurlHTTP
 
 /// A real buttond (the same `ButtonServerApp` as `buttond serve`) on 127.0.0.1, port 0,
 /// with its own SQLite data directory.

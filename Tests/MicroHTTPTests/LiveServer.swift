@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Synchronization
+import CurlHTTP
 
 /// A real libmicrohttpd server on 127.0.0.1, port 0, with a small test router.
 final class LiveServer: Sendable {

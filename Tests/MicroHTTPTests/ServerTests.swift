@@ -1,6 +1,8 @@
 import Foundation
 import MicroHTTP
 import Testing
+import CurlHTTP
+import TestSupport
 
 @Suite("HTTP server, live on port 0")
 struct ServerTests {
@@ -69,13 +71,13 @@ struct ServerTests {
         #expect(reply.status == 413)
         #expect(reply.errorCode == "payload_too_large")
         // Chunked upload with no declared length: refused once it passes the limit.
-        let connection = try ClientConnection(port: live.server.port)
+        let connection = try RawConnection(port: live.server.port)
         var raw = Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
         for _ in 0..<20 { raw += Array("1000\r\n".utf8) + [UInt8](repeating: 0x20, count: 4096) + Array("\r\n".utf8) }
         raw += Array("0\r\n\r\n".utf8)
         // The server may answer and close before the whole body is sent.
         try? connection.write(raw)
-        let chunked = try connection.readReplyForTests()
+        let chunked = try connection.readReply()
         #expect(chunked.status == 413)
         #expect(try live.client.get("/hello").status == 200)
     }
