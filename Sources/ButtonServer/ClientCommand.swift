@@ -123,6 +123,30 @@ public enum ClientCommand {
         return 0
     }
 
+    /// `buttond health`: 0 when the server this environment configures (`BUTTOND_PORT`, TLS
+    /// by `BUTTOND_TLS_CERT` or `BUTTOND_TLS_SELF_SIGNED`) answers `/healthz` on 127.0.0.1 —
+    /// the container's HEALTHCHECK, over HTTPS too (its certificate is not checked: it names
+    /// the host as the world knows it).
+    public static func health(environment: [String: String]) -> Int32 {
+        let options: ServeOptions
+        do {
+            options = try ServeOptions.parse([], environment: environment)
+        } catch {
+            return fail(error.description)
+        }
+        let tls = options.tlsCert != nil || options.tlsSelfSigned
+        var client = HTTPClient(base: "\(tls ? "https" : "http")://127.0.0.1:\(options.port)", timeoutSeconds: 5)
+        client.verifiesPeer = false
+        do {
+            let reply = try client.get("/healthz")
+            guard reply.status == 200 else { return fail("/healthz answered HTTP \(reply.status)") }
+            print(reply.text)
+            return 0
+        } catch {
+            return fail(error.description)
+        }
+    }
+
     /// `buttond check [--data-dir DIR]`: the database's integrity, 0 when sound, 1 with what
     /// is wrong (run it when the server answers 503 "storage failed").
     public static func check(_ arguments: [String], environment: [String: String]) -> Int32 {

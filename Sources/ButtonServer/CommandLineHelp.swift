@@ -15,6 +15,7 @@ public enum CommandLineHelp {
           buttond down NAME | up NAME [--server URL] [--token T]
           buttond events [--follow] [--after SEQ] [--server URL] [--token T]
           buttond check [--data-dir DIR]   is the database sound? (SQLite's integrity check)
+          buttond health                   does the server this environment configures answer /healthz?
           buttond version | --version
           buttond --help
 

@@ -15,6 +15,8 @@ case "version":
     print("buttond \(BuildInfo.version)")
 case "help":
     print(CommandLineHelp.text)
+case "health":
+    exit(ClientCommand.health(environment: ProcessInfo.processInfo.environment))
 case "check":
     exit(ClientCommand.check(rest, environment: ProcessInfo.processInfo.environment))
 case "serve":

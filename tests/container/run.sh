@@ -293,10 +293,10 @@ docker() { # runs one of the README's lines on the engine, with the changes list
     if [ "${in[0]}" = build ]; then out+=("${BUILD_EXTRA[@]}"); fi
     for ((i = 1; i < ${#in[@]}; i++)); do
         case ${in[i]} in
-            buttond) out+=("$NAME") ;;
+            buttond | buttond-tls) out+=("$NAME") ;;
             buttond-data:/data) out+=("$VOL:/data") ;;
             -p)
-                if [ "${in[i + 1]:-}" = 8080:8080 ]; then
+                if [ "${in[i + 1]:-}" = 8080:8080 ] || [ "${in[i + 1]:-}" = 8443:8080 ]; then
                     out+=("${PORT_ARGS[@]}")
                     i=$((i + 1))
                 else
@@ -337,7 +337,7 @@ check "image: entrypoint buttond serve, EXPOSE 8080, VOLUME /data" \
           config "{{json .Config.Volumes}}" | grep -q "\"/data\""'
 check "image: BUTTOND_HOST=0.0.0.0 and BUTTOND_DATA_DIR=/data" \
     eval 'config "{{json .Config.Env}}" | grep -q "BUTTOND_HOST=0.0.0.0" && config "{{json .Config.Env}}" | grep -q "BUTTOND_DATA_DIR=/data"'
-check "image: HEALTHCHECK on /healthz" eval 'config "{{json .Config.Healthcheck}}" | grep -q /healthz'
+check "image: HEALTHCHECK asks /healthz (buttond health)" eval 'config "{{json .Config.Healthcheck}}" | grep -qE "/healthz|buttond\",\"health"'
 
 # --- run ----------------------------------------------------------------------------------
 containers_started=1
@@ -346,11 +346,13 @@ containers_started=1
 
 HTTP_CODE=000
 BODY=
+SCHEME=http
+CURL_TLS=() # with SCHEME=https: the certificate to trust
 api() { # METHOD PATH TOKEN [JSON]: sets HTTP_CODE and BODY
     local args=(-sS --max-time 10 -o "$TMP/body" -w '%{http_code}' -X "$1")
     if [ -n "$3" ]; then args+=(-H "Authorization: Bearer $3"); fi
     if [ -n "${4:-}" ]; then args+=(-H 'Content-Type: application/json' --data "$4"); fi
-    HTTP_CODE=$(curl "${args[@]}" "http://127.0.0.1:$PORT$2" 2>/dev/null) || HTTP_CODE=000
+    HTTP_CODE=$(curl "${args[@]}" "${CURL_TLS[@]}" "$SCHEME://127.0.0.1:$PORT$2" 2>/dev/null) || HTTP_CODE=000
     BODY=$(cat "$TMP/body" 2>/dev/null || true)
     rm -f "$TMP/body"
 }
@@ -359,7 +361,7 @@ is2xx() { [[ $HTTP_CODE == 2?? ]]; }
 wait_healthy() {
     local deadline=$((SECONDS + 60))
     while [ "$SECONDS" -lt "$deadline" ]; do
-        if curl -fsS --max-time 2 "http://127.0.0.1:$PORT/healthz" 2>/dev/null | grep -qx ok; then
+        if curl -fsS --max-time 2 "${CURL_TLS[@]}" "$SCHEME://127.0.0.1:$PORT/healthz" 2>/dev/null | grep -qx ok; then
             echo "/healthz answered after $((SECONDS + 60 - deadline))s"
             return 0
         fi
@@ -490,3 +492,25 @@ assert "buttond-data" in doc["volumes"], doc["volumes"]
 EOF
 }
 check "compose snippet: build ., port 8080:8080, volume buttond-data:/data, BUTTOND_ADMIN_TOKEN" compose_ok
+
+# HTTPS: the README's line with a mounted certificate and key (made here, the key readable
+# by the image's user only), served on the same volume as before.
+TLS_RUN_LINE=$(grep '^docker run .*BUTTOND_TLS_CERT' "$TMP/lines" | head -n 1 || true)
+[ -n "$TLS_RUN_LINE" ] || die "$DOC has no docker run line with BUTTOND_TLS_CERT"
+mkdir -p "$TMP/tls/certs"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=buttond.test \
+    -addext "subjectAltName=DNS:buttond.test,IP:127.0.0.1" \
+    -keyout "$TMP/tls/certs/key.pem" -out "$TMP/tls/certs/cert.pem" 2>/dev/null || die "openssl makes a certificate"
+chown 10001:10001 "$TMP/tls/certs/key.pem" && chmod 600 "$TMP/tls/certs/key.pem"
+chmod 755 "$TMP" "$TMP/tls" "$TMP/tls/certs"
+SCHEME=https
+CURL_TLS=(--cacert "$TMP/tls/certs/cert.pem")
+pushd "$TMP/tls" >/dev/null # the line mounts "$PWD/certs"
+start "$TLS_RUN_LINE"
+popd >/dev/null
+api GET /api/v1/buttons/door "$TOKEN"
+check "over HTTPS, with the certificate trusted: the kept token works, door is there (HTTP $HTTP_CODE)" is2xx
+plain=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/healthz" 2>/dev/null || true)
+check "plain HTTP gets no answer on the HTTPS port (got '${plain:-nothing}')" [ "${plain:-000}" = 000 ]
+check "the image's HEALTHCHECK passes over HTTPS" healthcheck
+stop_and_remove
