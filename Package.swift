@@ -56,8 +56,12 @@ let package = Package(
         .target(
             name: "ButtonServer",
             dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "CurlHTTP", "ThreadSupport"],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedDocument"]
         ),
+        // docs/openapi.json, embedded in ButtonServer at build time.
+        .executableTarget(name: "embed-document", path: "Tools/embed-document", swiftSettings: strict),
+        .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
         .executableTarget(
             name: "buttond",
             dependencies: ["ButtonServer"],

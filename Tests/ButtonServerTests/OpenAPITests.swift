@@ -4,7 +4,7 @@ import Testing
 
 @testable import ButtonServer
 
-/// The OpenAPI document (`OpenAPIDocument.json`, served at `/api/v1/openapi.json`) against the
+/// The OpenAPI document (docs/openapi.json, embedded as `OpenAPIDocument.json`, served at `/api/v1/openapi.json`) against the
 /// router: every route is documented, every documented operation is a route, and the served
 /// bytes are the document. The hostile-input suite checks the bodies and responses live.
 @Suite("OpenAPI document")
