@@ -55,16 +55,21 @@ let package = Package(
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "CurlHTTP", "ThreadSupport"],
+            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "ThreadSupport"],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
         ),
         // docs/openapi.json, embedded in ButtonServer at build time.
         .executableTarget(name: "embed-document", path: "Tools/embed-document", swiftSettings: strict),
         .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
+        .target(
+            name: "ButtondCLI",
+            dependencies: ["ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "buttond",
-            dependencies: ["ButtonServer"],
+            dependencies: ["ButtonServer", "ButtondCLI"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -83,7 +88,7 @@ let package = Package(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport"],
+            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI"],
             swiftSettings: strict
         ),
     ]

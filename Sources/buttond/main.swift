@@ -1,8 +1,8 @@
 import ButtonServer
-import Dispatch
+import ButtondCLI
 import FoundationEssentials
-import Glibc
 import Dispatch
+import Glibc
 
 // Parse arguments, start, wait for a signal. Everything else lives in ButtonServer.
 

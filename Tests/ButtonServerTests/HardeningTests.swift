@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Testing
+import ButtondCLI
 import CurlHTTP
 import TestSupport
 

@@ -215,6 +215,6 @@ final class MQTTBridge: CommitObserver {
         guard gethostname(&name, name.count) == 0 else { return "buttond" }
         let bytes = name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         let host = String(decoding: bytes, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "buttond"
-        return (try? ServeOptions.topicLevel("instance", host)) ?? "buttond"
+        return ServeOptions.isTopicLevel(host) ? host : "buttond"
     }
 }

@@ -1,3 +1,4 @@
+import ButtonServer
 import ButtonStore
 import Buttons
 import FoundationEssentials

@@ -1,7 +1,4 @@
-/// The version `buttond version` prints and webhooks send as their user agent.
-public enum BuildInfo {
-    public static let version = "0.1.0"
-}
+import ButtonServer
 
 /// `buttond --help`.
 public enum CommandLineHelp {
