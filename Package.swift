@@ -27,35 +27,36 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "Platform", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(
             name: "MicroHTTP",
-            dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
+            dependencies: ["Platform", "CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(name: "ButtonEngine", swiftSettings: strict),
         .target(
             name: "ButtonStore",
-            dependencies: ["CSQLite", "ThreadSupport", "ButtonEngine", "JSON"],
+            dependencies: ["Platform", "CSQLite", "ThreadSupport", "ButtonEngine", "JSON"],
             swiftSettings: strict
         ),
-        .target(name: "ThreadSupport", dependencies: ["CProcessShims"], swiftSettings: strict),
+        .target(name: "ThreadSupport", dependencies: ["Platform", "CProcessShims"], swiftSettings: strict),
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",
-            dependencies: ["ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
+            dependencies: ["Platform", "ButtonStore", "MicroHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
             swiftSettings: strict
         ),
-        .target(name: "CurlHTTP", dependencies: ["CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "ThreadSupport"], swiftSettings: strict),
+        .target(name: "CurlHTTP", dependencies: ["Platform", "CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["Platform", "CMosquitto", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "Buttons",
-            dependencies: ["ButtonEngine", "ButtonStore", "JSON", "ThreadSupport"],
+            dependencies: ["Platform", "ButtonEngine", "ButtonStore", "JSON", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "ThreadSupport"],
+            dependencies: ["Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "ThreadSupport"],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
         ),
@@ -64,12 +65,12 @@ let package = Package(
         .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
         .target(
             name: "ButtondCLI",
-            dependencies: ["ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP"],
+            dependencies: ["Platform", "ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "buttond",
-            dependencies: ["ButtonServer", "ButtondCLI"],
+            dependencies: ["Platform", "ButtonServer", "ButtondCLI"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -78,12 +79,12 @@ let package = Package(
             path: "bench/engine",
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", dependencies: ["CurlHTTP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Platform", "CurlHTTP"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore"], swiftSettings: strict),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
         .testTarget(

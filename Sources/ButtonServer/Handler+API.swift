@@ -2,7 +2,7 @@ import ButtonStore
 import Buttons
 import ButtonEngine
 import FoundationEssentials
-import Glibc
+import Platform
 import Delivery
 import Dispatch
 import MicroHTTP

@@ -4,7 +4,7 @@ import ButtonEngine
 import ButtonStore
 import Delivery
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 import MicroHTTP
 import Synchronization

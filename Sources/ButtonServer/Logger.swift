@@ -1,6 +1,6 @@
 import Buttons
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 
 /// One line per record on stderr, as logfmt or JSON lines. Never given a secret or a token.
@@ -71,13 +71,3 @@ public struct Logger: Sendable {
     }
 }
 
-/// Writes all the bytes to a file descriptor (stdout 1, stderr 2), retrying short writes.
-public func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>) {
-    let buffer = Array(bytes)
-    var offset = 0
-    while offset < buffer.count {
-        let written = buffer[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if written <= 0 { return }
-        offset += written
-    }
-}

@@ -2,7 +2,7 @@ import ThreadSupport
 import ButtonStore
 import Buttons
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 import Synchronization
 

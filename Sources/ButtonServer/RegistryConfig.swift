@@ -2,7 +2,7 @@ import Buttons
 import ButtonStore
 import Delivery
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 import MicroHTTP
 

@@ -1,7 +1,7 @@
 import COpenSSL
 import Delivery
 import FoundationEssentials
-import Glibc
+import Platform
 
 /// `--tls-self-signed`: a certificate made on first start (OpenSSL libcrypto, P-256) for this
 /// machine's names and the addresses it listens on, kept in the data directory and used again

@@ -1,6 +1,6 @@
 import Buttons
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 import MicroHTTP
 

@@ -1,6 +1,6 @@
 import COpenSSL
 import FoundationEssentials
-import Glibc
+import Platform
 import MicroHTTP
 
 /// `--tls-cert` and `--tls-key` read and checked before the server starts, so that a wrong,

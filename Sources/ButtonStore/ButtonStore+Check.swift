@@ -1,4 +1,4 @@
-import Glibc
+import Platform
 
 extension ButtonStore {
     /// `buttond check`: SQLite's own integrity check of the database in `directory`, read

@@ -2,7 +2,7 @@ import ButtonServer
 import ButtonStore
 import Buttons
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 import CurlHTTP
 import MicroHTTP

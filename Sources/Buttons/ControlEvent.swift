@@ -1,5 +1,5 @@
 import ButtonEngine
-import Glibc
+import Platform
 import JSON
 
 /// A control event as clients see it everywhere (responses, stream, history, webhooks,
@@ -128,16 +128,8 @@ package enum Timestamp {
     }
 
     /// Now, in Unix epoch milliseconds with their fraction.
-    package static func preciseNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
-    }
+    package static func preciseNow() -> Double { SystemClock.preciseWallMilliseconds() }
 
     /// Now, in Unix epoch milliseconds.
-    package static func now() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    package static func now() -> Int64 { SystemClock.wallMilliseconds() }
 }

@@ -1,7 +1,7 @@
 import ThreadSupport
 import ButtonEngine
 import ButtonStore
-import Glibc
+import Platform
 import JSON
 import Synchronization
 

@@ -1,6 +1,6 @@
 import ButtonEngine
 import ThreadSupport
-import Glibc
+import Platform
 
 /// One registered button: its definition and live state machine behind its own lock, so
 /// inputs for different buttons never wait on each other and one button's apply one at a time.

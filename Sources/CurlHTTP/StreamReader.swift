@@ -1,5 +1,5 @@
 import CCurl
-import Glibc
+import Platform
 import ThreadSupport
 
 /// An event stream read block by block: its transfer runs on a thread of its own and queues
@@ -24,9 +24,9 @@ public final class StreamReader: Sendable {
 
         /// Waits (lock held) until `done` or `seconds` pass; false when the time ran out.
         func wait(seconds: Double, until done: () -> Bool) -> Bool {
-            let deadline = monotonicSeconds() + seconds
+            let deadline = SystemClock.monotonicSeconds() + seconds
             while !done() {
-                let left = deadline - monotonicSeconds()
+                let left = deadline - SystemClock.monotonicSeconds()
                 if left <= 0 || !condition.wait(seconds: left) && !done() { return false }
             }
             return true
@@ -102,10 +102,4 @@ public final class StreamReader: Sendable {
     public func endsWithin(seconds: Double) -> Bool {
         state.condition.locked { state.wait(seconds: seconds) { state.ended } }
     }
-}
-
-func monotonicSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }

@@ -1,4 +1,4 @@
-import Glibc
+import Platform
 
 /// Where a webhook may go (SPEC §5): never to link-local, multicast or unspecified
 /// addresses, nor back to buttond itself (a loop); with `denyPrivate`, not to loopback or

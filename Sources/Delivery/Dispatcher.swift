@@ -1,6 +1,6 @@
 import ButtonStore
 import FoundationEssentials
-import Glibc
+import Platform
 import ThreadSupport
 import Synchronization
 

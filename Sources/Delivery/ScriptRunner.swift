@@ -1,7 +1,7 @@
 import ButtonStore
 import CProcessShims
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 
 /// Runs one script attempt: `posix_spawn` (no shell) in its own process group, the event JSON
@@ -26,11 +26,7 @@ public enum ScriptRunner {
         ]
     }
 
-    private static func monotonicMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    private static func monotonicMs() -> Int64 { SystemClock.monotonicMilliseconds() }
 
     public static func run(
         _ script: Handler.Script, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8]

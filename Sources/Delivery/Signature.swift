@@ -1,6 +1,6 @@
 import COpenSSL
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 
 /// Standard Webhooks signing: `v1,` + base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")),

@@ -1,7 +1,7 @@
 import ButtonStore
 import CCurl
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 
 /// Sends webhook attempts with libcurl: Standard Webhooks headers, the stored body bytes,

@@ -1,5 +1,5 @@
 import CMosquitto
-import Glibc
+import Platform
 
 extension MQTTClient {
     /// Publishes `messages` at QoS 1, in order, all before waiting, then waits until the broker

@@ -1,5 +1,5 @@
 import CMosquitto
-import Glibc
+import Platform
 import ThreadSupport
 
 // The network thread and libmosquitto's callbacks. The thread is ours, not

@@ -1,5 +1,5 @@
 import CMosquitto
-import Glibc
+import Platform
 import ThreadSupport
 
 /// One connection to an MQTT broker, kept up for ever: libmosquitto does the protocol, a
@@ -229,8 +229,4 @@ func describe(_ rc: Int32, errno savedErrno: Int32 = errno) -> String {
     return String(cString: mosquitto_strerror(rc))
 }
 
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
+func monotonicSeconds() -> Double { SystemClock.monotonicSeconds() }

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 
 // libmicrohttpd's callbacks. They live in this library file, not in main.swift, so they are

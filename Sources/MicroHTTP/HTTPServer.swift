@@ -2,7 +2,7 @@ import CMicroHTTPD
 import CMicroHTTPDShims
 import Dispatch
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 import Synchronization
 

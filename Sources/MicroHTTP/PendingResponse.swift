@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Glibc
+import Platform
 
 /// An answer that another thread produces later. A handler returns `Response.pending(p)`:
 /// the request's connection is suspended (its worker thread goes on serving others) and

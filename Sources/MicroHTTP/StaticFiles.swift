@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import Platform
 import Dispatch
 
 /// Serves files from one directory: content types, ETag / 304, `index.html` for directories,

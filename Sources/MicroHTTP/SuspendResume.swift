@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Glibc
+import Platform
 
 /// Every `MHD_suspend_connection` and `MHD_resume_connection` of the process, and the state
 /// of every pending response, behind one lock: libmicrohttpd's suspend and resume are not

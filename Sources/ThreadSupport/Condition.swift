@@ -1,5 +1,5 @@
 import CProcessShims
-import Glibc
+import Platform
 
 /// A mutex with a condition variable (pthread), for the few places that block a thread until
 /// another signals: the sequencer, the replay and checkpoint threads, the delivery workers.

@@ -1,4 +1,4 @@
-import Glibc
+import Platform
 
 /// A value behind a plain pthread mutex. Synchronization's `Mutex` takes a priority-
 /// inheritance futex on Linux, whose contended path goes through the kernel's rt_mutex and

@@ -2,7 +2,7 @@ import ButtonServer
 import ButtondCLI
 import FoundationEssentials
 import Dispatch
-import Glibc
+import Platform
 
 // Parse arguments, start, wait for a signal. Everything else lives in ButtonServer.
 

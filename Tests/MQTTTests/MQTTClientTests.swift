@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import Platform
 import MQTT
 import Synchronization
 import Testing

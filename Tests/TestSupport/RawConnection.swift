@@ -1,5 +1,5 @@
 import CurlHTTP
-import Glibc
+import Platform
 
 // Tests that write bytes no HTTP client would send (a header arriving byte by byte, two
 // requests on one connection, a broken chunk) use a plain socket and read the answer here.

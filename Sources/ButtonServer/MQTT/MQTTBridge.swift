@@ -3,7 +3,7 @@ import ButtonStore
 import Buttons
 import Delivery
 import Dispatch
-import Glibc
+import Platform
 import JSON
 import MQTT
 import ThreadSupport
