@@ -15,10 +15,43 @@ extension API {
         return (try number("offset", 0...Int(Int32.max)) ?? 0, try number("limit", 1...maxLimit) ?? defaultLimit)
     }
 
+    /// The routes one collection (buttons, sheets) has by id: create, read, update, delete.
+    struct Collection<Slot: Sendable>: Sendable {
+        /// `/api/v1/buttons`
+        var path: String
+        var create: @Sendable (JSONValue) throws -> Slot
+        var find: @Sendable (String) throws -> Slot
+        var update: @Sendable (String, JSONValue) throws -> Void
+        var delete: @Sendable (String) throws -> Void
+        var view: @Sendable (Slot) -> JSONValue
+    }
+
+    static func addRoutes<Slot: RegistrySlot>(for collection: Collection<Slot>, to router: inout Router) {
+        router.post(collection.path) { request in
+            let slot = try collection.create(try request.json())
+            var response = Response.json(collection.view(slot), status: 201)
+            response.headers.append(("Location", "\(collection.path)/\(slot.id)"))
+            return response
+        }
+        router.get(collection.path + "/{id}") { request in
+            .json(collection.view(try collection.find(request.parameter("id"))))
+        }
+        router.patch(collection.path + "/{id}") { request in
+            let id = request.parameter("id")
+            try collection.update(id, try request.json())
+            return .json(collection.view(try collection.find(id)))
+        }
+        router.delete(collection.path + "/{id}") { request in
+            try collection.delete(request.parameter("id"))
+            return .noContent
+        }
+    }
+
     func addRegistryRoutes(to router: inout Router) {
         let registry = self.registry
         let sequencer = self.sequencer
         let views = self.views
+        let handlers = self.handlers
 
         router.get("/api/v1/buttons") { request in
             let (offset, limit) = try Self.page(request, defaultLimit: 1000, maxLimit: 10_000)
@@ -26,65 +59,43 @@ extension API {
             let buttons = slots.map { views.button($0) }
             return .json(["buttons": .array(buttons), "total": .int(Int64(registry.buttonCount))])
         }
-        router.post("/api/v1/buttons") { request in
-            let definition = try ButtonDefinition.create(from: try request.json())
-            let slot = try registry.createButton(definition)
-            var response = Response.json(views.button(slot), status: 201)
-            response.headers.append(("Location", "/api/v1/buttons/\(definition.id)"))
-            return response
-        }
-        router.get("/api/v1/buttons/{id}") { request in
-            .json(views.button(try registry.button(request.parameter("id"))))
-        }
-        router.patch("/api/v1/buttons/{id}") { request in
-            let id = request.parameter("id")
-            _ = try sequencer.update(id, with: try request.json())
-            return .json(views.button(try registry.button(id)))
-        }
-        let handlers = self.handlers
-        router.delete("/api/v1/buttons/{id}") { request in
-            let id = request.parameter("id")
-            try sequencer.exclusive { () throws(ButtonsError) in try registry.deleteButton(id) }
-            handlers.removeOwner(.button(request.parameter("id")))
-            return .noContent
-        }
+        Self.addRoutes(
+            for: Collection(
+                path: "/api/v1/buttons",
+                create: { json in try registry.createButton(try ButtonDefinition.create(from: json)) },
+                find: { id in try registry.button(id) },
+                update: { id, json in _ = try sequencer.update(id, with: json) },
+                delete: { id in
+                    try sequencer.exclusive { () throws(ButtonsError) in try registry.deleteButton(id) }
+                    handlers.removeOwner(.button(id))
+                },
+                view: { views.button($0) }),
+            to: &router)
 
         router.get("/api/v1/sheets") { _ in
             let sheets = registry.sheetSlots.map { views.sheet($0) }
             return .json(["sheets": .array(sheets)])
         }
-        router.post("/api/v1/sheets") { request in
-            let definition = try SheetDefinition.create(from: try request.json())
-            _ = try registry.createSheet(definition)
-            var response = Response.json(definition.json(open: false), status: 201)
-            response.headers.append(("Location", "/api/v1/sheets/\(definition.id)"))
-            return response
-        }
-        router.get("/api/v1/sheets/{id}") { request in
-            .json(views.sheet(try registry.sheet(request.parameter("id"))))
-        }
-        router.patch("/api/v1/sheets/{id}") { request in
-            let id = request.parameter("id")
-            _ = try sequencer.updateSheet(id, with: try request.json())
-            return .json(views.sheet(try registry.sheet(id)))
-        }
-        router.delete("/api/v1/sheets/{id}") { request in
-            let id = request.parameter("id")
-            try sequencer.exclusive { () throws(ButtonsError) in try registry.deleteSheet(id) }
-            handlers.removeOwner(.sheet(request.parameter("id")))
-            return .noContent
-        }
-        router.post("/api/v1/sheets/{id}/open") { request in
-            var fields = try Fields(try request.json())
-            let t = try fields.int("t", in: 0...Self.maxT)
-            try fields.finish()
-            return Self.answer(.sheet(request.parameter("id"), .open, t: t), by: sequencer)
-        }
-        router.post("/api/v1/sheets/{id}/cancel") { request in
-            var fields = try Fields(try request.json())
-            let t = try fields.int("t", in: 0...Self.maxT)
-            try fields.finish()
-            return Self.answer(.sheet(request.parameter("id"), .cancel, t: t), by: sequencer)
+        Self.addRoutes(
+            for: Collection(
+                path: "/api/v1/sheets",
+                create: { json in try registry.createSheet(try SheetDefinition.create(from: json)) },
+                find: { id in try registry.sheet(id) },
+                update: { id, json in _ = try sequencer.updateSheet(id, with: json) },
+                delete: { id in
+                    try sequencer.exclusive { () throws(ButtonsError) in try registry.deleteSheet(id) }
+                    handlers.removeOwner(.sheet(id))
+                },
+                view: { views.sheet($0) }),
+            to: &router)
+
+        for (name, action) in [("open", Command.SheetAction.open), ("cancel", .cancel)] {
+            router.post("/api/v1/sheets/{id}/\(name)") { request in
+                var fields = try Fields(try request.json())
+                let t = try fields.int("t", in: 0...Self.maxT)
+                try fields.finish()
+                return Self.answer(.sheet(request.parameter("id"), action, t: t), by: sequencer)
+            }
         }
         router.post("/api/v1/sheets/{id}/choose") { request in
             var fields = try Fields(try request.json())

@@ -8,13 +8,8 @@ import Synchronization
 /// Every button and sheet, live: lookups by id, listing in creation order, and the
 /// create/update/delete operations that keep memory and SQLite in step.
 package final class Registry: Sendable {
-    private struct Table<Slot> {
-        var byID: [String: Slot] = [:]
-        var order: [String] = []
-    }
-
-    private let buttons = Locked(Table<ButtonSlot>())
-    private let sheets = Locked(Table<SheetSlot>())
+    private let buttons: SlotTable<ButtonSlot>
+    private let sheets = SlotTable<SheetSlot>()
     private let observers = Locked<[@Sendable (RegistryChange) -> Void]>([])
     package let store: ButtonStore
     package let maxButtons: Int
@@ -39,192 +34,67 @@ package final class Registry: Sendable {
     package init(store: ButtonStore, maxButtons: Int) {
         self.store = store
         self.maxButtons = maxButtons
+        buttons = SlotTable(limit: maxButtons)
     }
 
     package static func storageError(_ error: any Error) -> ButtonsError {
         ButtonsError.unavailable("storage failed: \(error) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
     }
 
-    // MARK: Buttons
+    // MARK: Buttons and sheets, one path
 
-    package func button(_ id: String) throws(ButtonsError) -> ButtonSlot {
-        guard let slot = buttons.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no button named '\(id)'") }
-        return slot
-    }
+    package func button(_ id: String) throws(ButtonsError) -> ButtonSlot { try buttons.get(id) }
+    package var buttonCount: Int { buttons.count }
+    package func buttonSlots(offset: Int = 0, limit: Int = .max) -> [ButtonSlot] { buttons.list(offset: offset, limit: limit) }
+    package func createButton(_ definition: ButtonDefinition) throws(ButtonsError) -> ButtonSlot { try create(definition, in: buttons) }
+    package func saveDefinition(_ definition: ButtonDefinition) throws(ButtonsError) { try save(definition, as: ButtonSlot.self) }
+    package func deleteButton(_ id: String) throws(ButtonsError) { try delete(id, from: buttons) }
 
-    package var buttonCount: Int { buttons.withLock { $0.order.count } }
+    package func sheet(_ id: String) throws(ButtonsError) -> SheetSlot { try sheets.get(id) }
+    package var sheetSlots: [SheetSlot] { sheets.list() }
+    package func createSheet(_ definition: SheetDefinition) throws(ButtonsError) -> SheetSlot { try create(definition, in: sheets) }
+    package func saveSheet(_ definition: SheetDefinition) throws(ButtonsError) { try save(definition, as: SheetSlot.self) }
+    package func deleteSheet(_ id: String) throws(ButtonsError) { try delete(id, from: sheets) }
 
-    package func buttonSlots(offset: Int = 0, limit: Int = .max) -> [ButtonSlot] {
-        buttons.withLock { table in
-            guard offset < table.order.count else { return [] }
-            let end = limit >= table.order.count - offset ? table.order.count : offset + limit
-            return table.order[offset..<end].compactMap { table.byID[$0] }
-        }
-    }
+    /// Adds a loaded slot to memory (at start); false if the id is taken.
+    package func insert(_ slot: ButtonSlot) -> Bool { (try? buttons.insert(slot)) != nil }
+    package func insert(_ slot: SheetSlot) -> Bool { (try? sheets.insert(slot)) != nil }
 
-    /// Adds a loaded or new slot to memory; false if the id is taken.
-    package func insert(_ slot: ButtonSlot) -> Bool {
-        buttons.withLock { table in
-            guard table.byID[slot.id] == nil else { return false }
-            table.byID[slot.id] = slot
-            table.order.append(slot.id)
-            return true
-        }
-    }
-
-    package func createButton(_ definition: ButtonDefinition) throws(ButtonsError) -> ButtonSlot {
-        let slot = ButtonSlot(definition: definition, machine: ButtonMachine(config: definition.config))
-        try buttons.withLock { table throws(ButtonsError) in
-            guard table.byID[slot.id] == nil else {
-                throw ButtonsError.conflict("already_exists", "a button named '\(slot.id)' already exists")
-            }
-            guard table.order.count < maxButtons else {
-                throw ButtonsError(.conflict, code: "limit_reached", message: "the registry holds at most \(maxButtons) buttons")
-            }
-            table.byID[slot.id] = slot
-            table.order.append(slot.id)
-        }
-        do throws(StoreError) {
-            try store.upsertButton(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
-        } catch {
-            removeButtonFromMemory(slot.id)
-            throw Self.storageError(error)
-        }
-        changed(.button(definition))
-        return slot
-    }
-
-    package func saveDefinition(_ definition: ButtonDefinition) throws(ButtonsError) {
-        do throws(StoreError) {
-            try store.upsertButton(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
-        } catch {
-            throw Self.storageError(error)
-        }
-        changed(.button(definition))
-    }
-
-    private func removeButtonFromMemory(_ id: String) {
-        buttons.withLock { table in
-            table.byID[id] = nil
-            table.order.removeAll { $0 == id }
-        }
-    }
-
-    package func deleteButton(_ id: String) throws(ButtonsError) {
-        let slot = try button(id)
-        try slot.locked { () throws(ButtonsError) in
-            do throws(StoreError) { try store.deleteButton(id: id) } catch { throw Self.storageError(error) }
-            slot.removed = true
-        }
-        removeButtonFromMemory(id)
-        changed(.buttonDeleted(id))
-    }
-
-    // MARK: Sheets
-
-    package func sheet(_ id: String) throws(ButtonsError) -> SheetSlot {
-        guard let slot = sheets.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no sheet named '\(id)'") }
-        return slot
-    }
-
-    package var sheetSlots: [SheetSlot] { sheets.withLock { table in table.order.compactMap { table.byID[$0] } } }
-
-    package func insert(_ slot: SheetSlot) -> Bool {
-        sheets.withLock { table in
-            guard table.byID[slot.id] == nil else { return false }
-            table.byID[slot.id] = slot
-            table.order.append(slot.id)
-            return true
-        }
-    }
-
-    package func createSheet(_ definition: SheetDefinition) throws(ButtonsError) -> SheetSlot {
-        let slot = SheetSlot(definition: definition)
-        guard insert(slot) else { throw ButtonsError.conflict("already_exists", "a sheet named '\(slot.id)' already exists") }
+    private func create<Slot: RegistrySlot>(_ definition: Slot.Definition, in table: SlotTable<Slot>) throws(ButtonsError) -> Slot {
+        let slot = Slot(definition: definition)
+        try table.insert(slot)
         do {
-            try saveSheet(definition)
+            try save(definition, as: Slot.self)
         } catch {
-            removeSheetFromMemory(slot.id)
+            table.remove(slot.id)
             throw error
         }
         return slot
     }
 
-    package func saveSheet(_ definition: SheetDefinition) throws(ButtonsError) {
-        do throws(StoreError) {
-            try store.upsertSheet(id: definition.id, config: String(decoding: JSONWriter.encode(definition.json), as: UTF8.self))
-        } catch {
-            throw Self.storageError(error)
-        }
-        changed(.sheet(definition))
+    private func save<Slot: RegistrySlot>(_ definition: Slot.Definition, as _: Slot.Type) throws(ButtonsError) {
+        do throws(StoreError) { try Slot.upsert(definition, in: store) } catch { throw Self.storageError(error) }
+        changed(Slot.stored(definition))
     }
 
-    private func removeSheetFromMemory(_ id: String) {
-        sheets.withLock { table in
-            table.byID[id] = nil
-            table.order.removeAll { $0 == id }
-        }
-    }
-
-    package func deleteSheet(_ id: String) throws(ButtonsError) {
-        let slot = try sheet(id)
+    private func delete<Slot: RegistrySlot>(_ id: String, from table: SlotTable<Slot>) throws(ButtonsError) {
+        let slot = try table.get(id)
         try slot.locked { () throws(ButtonsError) in
-            do throws(StoreError) { try store.deleteSheet(id: id) } catch { throw Self.storageError(error) }
+            do throws(StoreError) { try Slot.delete(id, in: store) } catch { throw Self.storageError(error) }
             slot.removed = true
         }
-        removeSheetFromMemory(id)
-        changed(.sheetDeleted(id))
+        table.remove(id)
+        changed(Slot.deleted(id))
     }
 
     /// Makes memory hold exactly these definitions (after the store committed the same set):
     /// buttons that stay keep their live state, the others are removed.
     package func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
-        let goneButtons = buttons.withLock { table in
-            let kept = Set(newButtons.map(\.id))
-            return table.order.filter { !kept.contains($0) }
-        }
-        let goneSheets = sheets.withLock { table in
-            let kept = Set(newSheets.map(\.id))
-            return table.order.filter { !kept.contains($0) }
-        }
-        defer {
-            for id in goneButtons { changed(.buttonDeleted(id)) }
-            for id in goneSheets { changed(.sheetDeleted(id)) }
-            for definition in newButtons { changed(.button(definition)) }
-            for definition in newSheets { changed(.sheet(definition)) }
-        }
-        buttons.withLock { table in
-            var next = Table<ButtonSlot>()
-            for definition in newButtons {
-                let slot: ButtonSlot
-                if let existing = table.byID[definition.id] {
-                    slot = existing
-                    slot.locked {
-                        slot.definition = definition
-                        slot.machine.config = definition.config
-                    }
-                } else {
-                    slot = ButtonSlot(definition: definition, machine: ButtonMachine(config: definition.config))
-                }
-                next.byID[definition.id] = slot
-                next.order.append(definition.id)
-            }
-            for (id, slot) in table.byID where next.byID[id] == nil { slot.locked { slot.removed = true } }
-            table = next
-        }
-        sheets.withLock { table in
-            var next = Table<SheetSlot>()
-            for definition in newSheets {
-                let slot = table.byID[definition.id] ?? SheetSlot(definition: definition)
-                slot.locked {
-                    slot.definition = definition
-                    slot.machine.optionIDs = definition.options.map(\.id)
-                }
-                next.byID[definition.id] = slot
-                next.order.append(definition.id)
-            }
-            for (id, slot) in table.byID where next.byID[id] == nil { slot.locked { slot.removed = true } }
-            table = next
-        }
+        let goneButtons = buttons.replace(with: newButtons)
+        let goneSheets = sheets.replace(with: newSheets)
+        for id in goneButtons { changed(.buttonDeleted(id)) }
+        for id in goneSheets { changed(.sheetDeleted(id)) }
+        for definition in newButtons { changed(.button(definition)) }
+        for definition in newSheets { changed(.sheet(definition)) }
     }
 }
