@@ -113,15 +113,15 @@ struct PanelSupportTests {
         let server = try TestServer { $0.retryScale = 0.01 }
         let sink = try Sink()
         try server.createButton(#"{"id": "door", "maxTaps": 1}"#)
-        try server.post("/api/v1/buttons/door/handlers", #"{"on": ["tap"], "webhook": {"url": "\#(sink.url("/ok?key=s3cret"))", "method": "PUT"}}"#)
+        try server.post("/api/v1/buttons/door/handlers", #"{"on": ["tap"], "webhook": {"url": "\#(sink.url("/status/501?key=s3cret"))", "method": "PUT"}}"#)
         #expect(try server.post("/api/v1/buttons/door/press").status == 200)
-        // The test sink takes POST only: a PUT is answered 501, and the row says so.
+        // The sink answers this path 501, and the row says so.
         let row = try eventually(
             { try server.client.get("/api/v1/deliveries").json["deliveries"]?.array.first ?? .null },
             until: { $0["outcome"] != nil })
         #expect(row["outcome"] == "http_status")
         #expect(row["statusCode"] == 501)
-        #expect(row["target"] == .string("PUT " + sink.url("/ok?key=s3cret")))
+        #expect(row["target"] == .string("PUT " + sink.url("/status/501?key=s3cret")))
         #expect(row["button"] == "door" && row["type"] == "tap")
     }
 }

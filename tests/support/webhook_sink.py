@@ -1,26 +1,28 @@
 #!/usr/bin/env python3
-"""A real HTTP sink for webhook tests. Prints its port on the first line of stdout, then
-appends one JSON line per request to --log: path, headers, body (base64), and whether the
-Standard Webhooks signature verifies with --secret-file's secret (read at request time),
-computed here with Python's hmac, independently of buttond's OpenSSL code.
+"""A real HTTP sink for the webhook tests. `webhook_sink.py DIR` prints its port on the first
+line of stdout, then appends one JSON line per request to DIR/log.jsonl: method, target (path
+and query as sent), path, n (how many times this path was hit), headers, body (base64), the
+arrival time, and which secrets verify its Standard Webhooks signature — computed here with
+Python's hmac, independently of buttond's OpenSSL code: `verified` for DIR/secret (null when
+there is none), `verifiedBy` for the files in DIR/secrets/ (named after handlers). Secrets
+are read at request time.
 
-Paths choose the behaviour: /ok, /fail-twice (500, 500, then 200 per path), /gone (410),
-/hang (sleeps 30 s), /redirect (302 to /ok), /busy (503 Retry-After: 1 once, then 200)."""
-import argparse, base64, hashlib, hmac, json, os, sys, threading, time
+Paths choose the answer: /fail-twice (500, 500, then 200 per path), /fail-first… (500 the
+first time that exact path is hit), /gone (410), /hang (sleeps 30 s), /redirect (302 to /ok),
+/busy (503 Retry-After: 1 once, then 200), /status/NNN (always NNN), /hold/NAME (waits until
+DIR/release-NAME exists, at most 120 s), anything else 200."""
+import base64, hashlib, hmac, json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--log", required=True)
-parser.add_argument("--secret-file", default="")
-args = parser.parse_args()
+root = sys.argv[1]
+log_path = os.path.join(root, "log.jsonl")
+secrets_dir = os.path.join(root, "secrets")
 counts = {}
 lock = threading.Lock()
 
 
-def verify(headers, body):
-    if not args.secret_file or not os.path.exists(args.secret_file):
-        return None
-    secret = open(args.secret_file).read().strip()
+def verifies(secret, headers, body):
+    secret = secret.strip()
     if not secret.startswith("whsec_"):
         return False
     key = base64.b64decode(secret[len("whsec_"):])
@@ -29,24 +31,41 @@ def verify(headers, body):
     return any(hmac.compare_digest(expected, s) for s in headers.get("webhook-signature", "").split(" "))
 
 
+def verified(headers, body):
+    path = os.path.join(root, "secret")
+    return verifies(open(path).read(), headers, body) if os.path.exists(path) else None
+
+
+def verified_by(headers, body):
+    if not os.path.isdir(secrets_dir):
+        return []
+    return [name for name in sorted(os.listdir(secrets_dir))
+            if verifies(open(os.path.join(secrets_dir, name)).read(), headers, body)]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *a):
         pass
 
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+    def handle_any(self):
+        length = int(self.headers.get("content-length", "0") or "0")
+        body = self.rfile.read(length) if length > 0 else b""
         path = self.path.split("?")[0]
         headers = {k.lower(): v for k, v in self.headers.items()}
         with lock:
             counts[path] = counts.get(path, 0) + 1
             n = counts[path]
-            with open(args.log, "a") as f:
-                f.write(json.dumps({"path": path, "n": n, "headers": headers, "body": base64.b64encode(body).decode(),
-                                    "verified": verify(headers, body), "at": time.time()}) + "\n")
+            with open(log_path, "a") as f:
+                f.write(json.dumps({"method": self.command, "target": self.path, "path": path, "n": n,
+                                    "headers": headers, "body": base64.b64encode(body).decode(), "at": time.time(),
+                                    "verified": verified(headers, body),
+                                    "verifiedBy": verified_by(headers, body)}) + "\n")
         status, extra = 200, {}
         if path == "/fail-twice" and n <= 2:
+            status = 500
+        elif path.startswith("/fail-first") and n == 1:
             status = 500
         elif path == "/gone":
             status = 410
@@ -56,6 +75,13 @@ class Handler(BaseHTTPRequestHandler):
             status, extra = 302, {"Location": "/ok"}
         elif path == "/busy" and n == 1:
             status, extra = 503, {"Retry-After": "1"}
+        elif path.startswith("/status/"):
+            status = int(path.split("/")[2])
+        elif path.startswith("/hold/"):
+            release = os.path.join(root, "release-" + path.split("/")[2])
+            deadline = time.time() + 120
+            while not os.path.exists(release) and time.time() < deadline:
+                time.sleep(0.02)
         reply = b'{"received": true}'
         self.send_response(status)
         for k, v in extra.items():
@@ -64,6 +90,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(reply)))
         self.end_headers()
         self.wfile.write(reply)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = handle_any
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
