@@ -39,125 +39,19 @@ public enum ScriptRunner {
             let message = "not run: \(script.name) is no longer a regular executable file in the scripts directory"
             return Finished(result: AttemptResult(outcome: .refused, output: message), stdout: [], stderr: Array(message.utf8))
         }
-        var stdinPipe: [Int32] = [0, 0]
-        var stdoutPipe: [Int32] = [0, 0]
-        var stderrPipe: [Int32] = [0, 0]
-        guard bd_pipe_cloexec(&stdinPipe) == 0 else { return failed("cannot create a pipe") }
-        guard bd_pipe_cloexec(&stdoutPipe) == 0 else {
-            closeAll(stdinPipe)
-            return failed("cannot create a pipe")
+        let child: Child
+        switch Child.spawn(path, arguments: arguments, environment: environment, in: directory) {
+        case .success(let spawned): child = spawned
+        case .failure(let failure): return failed(failure.message(script.name))
         }
-        guard bd_pipe_cloexec(&stderrPipe) == 0 else {
-            closeAll(stdinPipe + stdoutPipe)
-            return failed("cannot create a pipe")
-        }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-        bd_spawn_file_actions_addchdir(&actions, directory)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Own process group; default signal handling (the server ignores SIGPIPE) and no mask.
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = [path] + arguments
-        var pid: pid_t = 0
-        let spawned = withCStrings(argv) { argvPointers in
-            withCStrings(environment) { envPointers in
-                posix_spawn(&pid, path, &actions, &attributes, argvPointers, envPointers)
-            }
-        }
-        close(stdinPipe[0])
-        close(stdoutPipe[1])
-        close(stderrPipe[1])
-        guard spawned == 0 else {
-            closeAll([stdinPipe[1], stdoutPipe[0], stderrPipe[0]])
-            return failed("cannot start \(script.name): \(String(cString: strerror(spawned)))")
-        }
-
         let started = monotonicMs()
-        // The event is small; write it without blocking and close, so the script sees EOF.
-        _ = fcntl(stdinPipe[1], F_SETFL, fcntl(stdinPipe[1], F_GETFL) | O_NONBLOCK)
-        _ = input.withUnsafeBytes { write(stdinPipe[1], $0.baseAddress, $0.count) }
-        close(stdinPipe[1])
-
-        var out: [UInt8] = []
-        var err: [UInt8] = []
-        var open: [Int32] = [stdoutPipe[0], stderrPipe[0]]
-        var status: Int32 = 0
-        var exited = false
-        var exitedAt: Int64 = 0
-        var termSentAt: Int64?
-        var killed = false
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let now = monotonicMs()
-            if !exited, waitpid(pid, &status, WNOHANG) == pid {
-                exited = true
-                exitedAt = now
-            }
-            if exited && (open.isEmpty || now - exitedAt > 100) { break }
-            if termSentAt == nil, now - started >= Int64(script.timeoutMs) {
-                kill(-pid, SIGTERM)
-                termSentAt = now
-            }
-            if let termSentAt, !killed, now - termSentAt >= killGraceMs {
-                kill(-pid, SIGKILL)
-                killed = true
-            }
-            if killed && exited { break }
-            if open.isEmpty {
-                // Output closed; the process is exiting (or holds on without output): look again soon.
-                usleep(500)
-                continue
-            }
-            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&fds, nfds_t(fds.count), 50)
-            for entry in fds where entry.revents != 0 {
-                let n = read(entry.fd, &chunk, chunk.count)
-                if n <= 0 {
-                    close(entry.fd)
-                    open.removeAll { $0 == entry.fd }
-                    continue
-                }
-                if entry.fd == stdoutPipe[0] {
-                    out.append(contentsOf: chunk[0..<min(n, max(0, outputCap - out.count))])
-                } else {
-                    err.append(contentsOf: chunk[0..<min(n, max(0, outputCap - err.count))])
-                }
-            }
-        }
-        for fd in open { close(fd) }
-        if let termSentAt, !killed, kill(-pid, 0) == 0 {
-            // The rest of the group gets the same grace after SIGTERM, then SIGKILL: nothing of
-            // it may outlive a timeout.
-            let wait = termSentAt + killGraceMs - monotonicMs()
-            if wait > 0 { usleep(useconds_t(wait * 1000)) }
-            kill(-pid, SIGKILL)
-        }
-        if !exited { waitpid(pid, &status, 0) }
-        if termSentAt == nil {
-            // The script exited: what it left running in its group is stopped too (a script
-            // that wants a daemon must setsid it away).
-            kill(-pid, SIGTERM)
-        }
+        child.feed(input)
+        let ending = child.watch(timeoutMs: Int64(script.timeoutMs), started: started)
 
         var result: AttemptResult
-        let output = AttemptResult.text(out + err)
-        if termSentAt != nil {
+        let output = AttemptResult.text(ending.stdout + ending.stderr)
+        let status = ending.status
+        if ending.timedOut {
             result = AttemptResult(outcome: .timeout, output: output)
         } else if status & 0x7f == 0 {
             let code = Int((status >> 8) & 0xff)
@@ -166,7 +60,148 @@ public enum ScriptRunner {
             result = AttemptResult(outcome: .signal, exitCode: Int(status & 0x7f), output: output)
         }
         result.durationMs = monotonicMs() - started
-        return Finished(result: result, stdout: out, stderr: err)
+        return Finished(result: result, stdout: ending.stdout, stderr: ending.stderr)
+    }
+
+    /// A started script: its process (leading its own group) and our ends of its pipes.
+    struct Child {
+        let pid: pid_t
+        let stdin: Int32
+        let stdout: Int32
+        let stderr: Int32
+
+        enum SpawnFailure: Error {
+            case pipe
+            case spawn(Int32)
+
+            func message(_ name: String) -> String {
+                switch self {
+                case .pipe: "cannot create a pipe"
+                case .spawn(let code): "cannot start \(name): \(String(cString: strerror(code)))"
+                }
+            }
+        }
+
+        /// How the script ended: its wait status, what it wrote, and whether it ran out of time.
+        struct Ending {
+            var status: Int32 = 0
+            var stdout: [UInt8] = []
+            var stderr: [UInt8] = []
+            var timedOut = false
+        }
+
+        /// `posix_spawn` (no shell) in `directory`, in a process group of its own, with the
+        /// default signal handling (the server ignores SIGPIPE) and no signal mask.
+        static func spawn(
+            _ path: String, arguments: [String], environment: [String], in directory: String
+        ) -> Result<Child, SpawnFailure> {
+            var stdinPipe: [Int32] = [0, 0]
+            var stdoutPipe: [Int32] = [0, 0]
+            var stderrPipe: [Int32] = [0, 0]
+            guard bd_pipe_cloexec(&stdinPipe) == 0 else { return .failure(.pipe) }
+            guard bd_pipe_cloexec(&stdoutPipe) == 0 else {
+                closeAll(stdinPipe)
+                return .failure(.pipe)
+            }
+            guard bd_pipe_cloexec(&stderrPipe) == 0 else {
+                closeAll(stdinPipe + stdoutPipe)
+                return .failure(.pipe)
+            }
+
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+            bd_spawn_file_actions_addchdir(&actions, directory)
+
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var defaults = sigset_t()
+            sigfillset(&defaults)
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+            var pid: pid_t = 0
+            let spawned = withCStrings([path] + arguments) { argv in
+                withCStrings(environment) { env in posix_spawn(&pid, path, &actions, &attributes, argv, env) }
+            }
+            closeAll([stdinPipe[0], stdoutPipe[1], stderrPipe[1]])
+            guard spawned == 0 else {
+                closeAll([stdinPipe[1], stdoutPipe[0], stderrPipe[0]])
+                return .failure(.spawn(spawned))
+            }
+            return .success(Child(pid: pid, stdin: stdinPipe[1], stdout: stdoutPipe[0], stderr: stderrPipe[0]))
+        }
+
+        /// The event is small: written without blocking, then stdin closes so the script sees EOF.
+        func feed(_ input: [UInt8]) {
+            _ = fcntl(stdin, F_SETFL, fcntl(stdin, F_GETFL) | O_NONBLOCK)
+            _ = input.withUnsafeBytes { write(stdin, $0.baseAddress, $0.count) }
+            close(stdin)
+        }
+
+        /// Reads its output (at most `outputCap` of each) until it exits; past `timeoutMs`,
+        /// SIGTERM to the group and SIGKILL `killGraceMs` later. Whatever is left in its group
+        /// afterwards is stopped too: a script that wants a daemon must setsid it away.
+        func watch(timeoutMs: Int64, started: Int64) -> Ending {
+            var ending = Ending()
+            var open: [Int32] = [stdout, stderr]
+            var exitedAt: Int64?
+            var termSentAt: Int64?
+            var killed = false
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let now = monotonicMs()
+                if exitedAt == nil, waitpid(pid, &ending.status, WNOHANG) == pid { exitedAt = now }
+                if let exitedAt, open.isEmpty || now - exitedAt > 100 { break }
+                if termSentAt == nil, now - started >= timeoutMs {
+                    kill(-pid, SIGTERM)
+                    termSentAt = now
+                }
+                if let termSentAt, !killed, now - termSentAt >= killGraceMs {
+                    kill(-pid, SIGKILL)
+                    killed = true
+                }
+                if killed && exitedAt != nil { break }
+                if open.isEmpty {
+                    // Output closed; the process is exiting (or holds on without output): look again soon.
+                    usleep(500)
+                    continue
+                }
+                var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                _ = poll(&fds, nfds_t(fds.count), 50)
+                for entry in fds where entry.revents != 0 {
+                    let n = read(entry.fd, &chunk, chunk.count)
+                    if n <= 0 {
+                        close(entry.fd)
+                        open.removeAll { $0 == entry.fd }
+                    } else if entry.fd == stdout {
+                        ending.stdout.append(contentsOf: chunk[0..<min(n, max(0, outputCap - ending.stdout.count))])
+                    } else {
+                        ending.stderr.append(contentsOf: chunk[0..<min(n, max(0, outputCap - ending.stderr.count))])
+                    }
+                }
+            }
+            closeAll(open)
+            if let termSentAt, !killed, kill(-pid, 0) == 0 {
+                // The rest of the group gets the same grace after SIGTERM, then SIGKILL: nothing
+                // of it may outlive a timeout.
+                let wait = termSentAt + killGraceMs - monotonicMs()
+                if wait > 0 { usleep(useconds_t(wait * 1000)) }
+                kill(-pid, SIGKILL)
+            }
+            if exitedAt == nil { waitpid(pid, &ending.status, 0) }
+            if termSentAt == nil { kill(-pid, SIGTERM) }
+            ending.timedOut = termSentAt != nil
+            return ending
+        }
     }
 
     private static func failed(_ message: String) -> Finished {
