@@ -47,33 +47,7 @@ public final class ButtonServerApp: Sendable {
         // views need what is made after the dispatcher.
         let announcing = Locked<RegistryViews?>(nil)
         var http = options.http
-        switch (options.tlsCert, options.tlsKey) {
-        case (let cert?, let key?):
-            do {
-                http.tls = try TLSFiles.load(certificate: cert, key: key, password: options.tlsKeyPassword)
-            } catch {
-                throw StartError(description: error.description)
-            }
-        case (nil, nil) where options.tlsSelfSigned:
-            do {
-                // The data directory must exist for the certificate; the store makes it too.
-                try DataDirectory.create(options.dataDir)
-                let files = try SelfSignedCertificate.ensure(dataDir: options.dataDir, host: options.host)
-                http.tls = try TLSFiles.load(certificate: files.certificate, key: files.key, password: nil)
-                logger.log(
-                    .info, files.made ? "made a self-signed certificate" : "using the self-signed certificate",
-                    ["file": files.certificate, "sha256": files.fingerprint], force: true)
-            } catch let error as TLSFiles.Failure {
-                throw StartError(description: error.description)
-            } catch {
-                throw StartError(description: "cannot open the data directory: \(error)")
-            }
-        case (nil, nil): break
-        default: throw StartError(description: "--tls-cert and --tls-key go together: give both for HTTPS, or neither")
-        }
-        if options.tlsSelfSigned && options.tlsCert != nil {
-            throw StartError(description: "--tls-self-signed or --tls-cert/--tls-key, not both")
-        }
+        http.tls = try Self.tls(for: options, logger: logger)
         do {
             store = try ButtonStore(directory: options.dataDir)
             let registry = Registry(store: store, maxButtons: options.maxButtons)
@@ -87,25 +61,8 @@ public final class ButtonServerApp: Sendable {
             dispatcher = Dispatcher(
                 store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
                 retention: options.deliveryRetention, retryScale: options.retryScale,
-                onAttempt: { attempt in
-                    let result = attempt.result
-                    metrics.delivery(kind: attempt.kind, outcome: result.outcome.rawValue, seconds: Double(result.durationMs) / 1000)
-                    logger.log(
-                        result.outcome == .ok ? .info : .warn, "delivery",
-                        [
-                            "delivery": attempt.delivery.publicID, "handler": attempt.delivery.handler, "attempt": String(attempt.number),
-                            "outcome": result.outcome.rawValue, "status": attempt.delivery.status.name,
-                            "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
-                            "duration_ms": String(result.durationMs),
-                        ])
-                    let handlers = disabling.withLock { $0 }
-                    if attempt.decision == .finishAndDisable { handlers?.disable(attempt.delivery.handler) }
-                    if health.record(attempt) || attempt.decision == .finishAndDisable,
-                        let handler = try? handlers?.get(attempt.delivery.handler)
-                    {
-                        announcing.withLock { $0 }?.announce(owner: handler.owner)
-                    }
-                })
+                onAttempt: Self.attemptObserver(
+                    metrics: metrics, logger: logger, health: health, handlers: disabling, views: announcing))
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
                 everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
@@ -169,20 +126,8 @@ public final class ButtonServerApp: Sendable {
         let router = api.makeRouter()
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
-        server = HTTPServer(configuration: http, router: router, streams: streams) { record in
-            metrics.request(route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds)
-            if record.status >= 400, Auth.pressRoutes.contains(record.route) {
-                metrics.rejected(Metrics.rejectionReason(status: record.status))
-            }
-            guard logger.level <= .info else { return }
-            let micros = Int(record.durationSeconds * 1_000_000)
-            logger.log(
-                .info, "request",
-                [
-                    "method": record.method, "path": record.path, "route": record.route, "status": String(record.status),
-                    "duration_ms": "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())", "remote": record.remoteAddress,
-                ])
-        }
+        server = HTTPServer(
+            configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(metrics: metrics, logger: logger))
     }
 
     public func start() throws {

@@ -1,0 +1,86 @@
+import ButtonStore
+import Buttons
+import Delivery
+import MicroHTTP
+import ThreadSupport
+
+/// The pieces `ButtonServerApp.init` wires together: the TLS credentials, and what follows
+/// every delivery attempt and every request (metrics, the log, handler health).
+extension ButtonServerApp {
+    /// `--tls-cert`/`--tls-key`, or the self-signed certificate, or none.
+    static func tls(for options: ServeOptions, logger: Logger) throws(StartError) -> ServerConfiguration.TLSCredentials? {
+        if options.tlsSelfSigned && options.tlsCert != nil {
+            throw StartError(description: "--tls-self-signed or --tls-cert/--tls-key, not both")
+        }
+        switch (options.tlsCert, options.tlsKey) {
+        case (let cert?, let key?):
+            do {
+                return try TLSFiles.load(certificate: cert, key: key, password: options.tlsKeyPassword)
+            } catch {
+                throw StartError(description: error.description)
+            }
+        case (nil, nil) where options.tlsSelfSigned:
+            do {
+                // The data directory must exist for the certificate; the store makes it too.
+                try DataDirectory.create(options.dataDir)
+                let files = try SelfSignedCertificate.ensure(dataDir: options.dataDir, host: options.host)
+                logger.log(
+                    .info, files.made ? "made a self-signed certificate" : "using the self-signed certificate",
+                    ["file": files.certificate, "sha256": files.fingerprint], force: true)
+                return try TLSFiles.load(certificate: files.certificate, key: files.key, password: nil)
+            } catch let error as TLSFiles.Failure {
+                throw StartError(description: error.description)
+            } catch {
+                throw StartError(description: "cannot open the data directory: \(error)")
+            }
+        case (nil, nil): return nil
+        default: throw StartError(description: "--tls-cert and --tls-key go together: give both for HTTPS, or neither")
+        }
+    }
+
+    /// After every delivery attempt: metrics and a log line; a 410 disables the handler; a
+    /// change of health announces its button or sheet again. `handlers` and `views` are made
+    /// after the dispatcher, so they come in boxes filled later.
+    static func attemptObserver(
+        metrics: Metrics, logger: Logger, health: HandlerHealth, handlers: Locked<HandlerRegistry?>,
+        views: Locked<RegistryViews?>
+    ) -> @Sendable (Dispatcher.Attempt) -> Void {
+        { attempt in
+            let result = attempt.result
+            metrics.delivery(kind: attempt.kind, outcome: result.outcome.rawValue, seconds: Double(result.durationMs) / 1000)
+            logger.log(
+                result.outcome == .ok ? .info : .warn, "delivery",
+                [
+                    "delivery": attempt.delivery.publicID, "handler": attempt.delivery.handler, "attempt": String(attempt.number),
+                    "outcome": result.outcome.rawValue, "status": attempt.delivery.status.name,
+                    "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
+                    "duration_ms": String(result.durationMs),
+                ])
+            let registry = handlers.withLock { $0 }
+            if attempt.decision == .finishAndDisable { registry?.disable(attempt.delivery.handler) }
+            if health.record(attempt) || attempt.decision == .finishAndDisable,
+                let handler = try? registry?.get(attempt.delivery.handler)
+            {
+                views.withLock { $0 }?.announce(owner: handler.owner)
+            }
+        }
+    }
+
+    /// After every request: metrics (refusals of input counted by reason) and, at info, a log line.
+    static func requestObserver(metrics: Metrics, logger: Logger) -> @Sendable (RequestRecord) -> Void {
+        { record in
+            metrics.request(route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds)
+            if record.status >= 400, Auth.pressRoutes.contains(record.route) {
+                metrics.rejected(Metrics.rejectionReason(status: record.status))
+            }
+            guard logger.level <= .info else { return }
+            let micros = Int(record.durationSeconds * 1_000_000)
+            logger.log(
+                .info, "request",
+                [
+                    "method": record.method, "path": record.path, "route": record.route, "status": String(record.status),
+                    "duration_ms": "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())", "remote": record.remoteAddress,
+                ])
+        }
+    }
+}
