@@ -1,0 +1,316 @@
+"""Scenarios of input: press throughput and long-press lag (1, 7), a large registry (4), SSE fan-out (5),
+the engine alone (6), replaying a long history (8)."""
+
+import argparse
+import atexit
+import datetime
+import http.client
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from common import *  # noqa: F401,F403
+
+
+class InputScenarios:
+    def s1_and_s7(self):
+        srv = Buttond(self, "s1", extra=["--threads", str(self.args.threads)])
+        try:
+            self.create_buttons(srv, "b", 64)
+            log("scenario 1: POST press, no handlers")
+            wrk(srv.url(), 2)  # warm-up
+            r = wrk(srv.url(), self.d)
+            self.raw["s1"] = r
+            ratio = r["rps"] / self.base["rps"]
+            self.row("1 press, no handlers", "throughput", r["rps"], "req/s", self.base["rps"], ratio,
+                     "≥ 50 % of baseline", ratio >= 0.5)
+            p99 = r["p99_us"] / 1000
+            self.row("1 press, no handlers", "p99 latency @50 conns", p99, "ms", self.base["p99_us"] / 1000,
+                     p99 / max(self.base["p99_us"] / 1000, 1e-9), "≤ 10 ms", p99 <= 10)
+            if r["non2xx"] or r["errors"]:
+                self.note("1", f"{r['non2xx']} non-2xx answers and {r['errors']} socket errors")
+            self.note("1", f"64 buttons round-robin, wrk -t2 -c50 -d{self.d}s; events durable "
+                           "(SQLite WAL, committed before the answer); baseline: same wrk script")
+            log(f"scenario 1: {r['rps']:.0f} req/s ({ratio:.1%} of baseline), p99 {p99:.2f} ms")
+            if "7" in self.only:
+                self.s7(srv)
+        finally:
+            srv.stop()
+
+    def s7(self, srv):
+        log("scenario 7: long-press timer precision under scenario 1's load")
+        n, long_ms = 8, 50
+        self.create_buttons(srv, "lp", n, {"longPressMs": long_ms})
+        out = os.path.join(self.work, "s7-sse.txt")
+        clients = SSEClients(self.tool("sse_clients"), srv.port, "/api/v1/events/stream?button=lp%d", n, out, 30)
+        join = wrk_background(srv.url(), self.d)
+        stop_at = time.monotonic() + self.d - 0.5
+        time.sleep(0.5)
+        presses = [0]
+        lock = threading.Lock()
+
+        def presser(i):
+            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+            hdr = {"Content-Type": "application/json"}
+            rnd = random.Random(i)
+            time.sleep(rnd.uniform(0, 0.1))
+            while time.monotonic() < stop_at:
+                conn.request("POST", f"/api/v1/buttons/lp{i}/down", body=b"{}", headers=hdr)
+                conn.getresponse().read()
+                time.sleep((long_ms + 150) / 1000)  # well past the deadline: the timer fires in real time
+                conn.request("POST", f"/api/v1/buttons/lp{i}/up", body=b"{}", headers=hdr)
+                conn.getresponse().read()
+                with lock:
+                    presses[0] += 1
+                time.sleep(rnd.uniform(0.01, 0.06))
+            conn.close()
+
+        ths = [threading.Thread(target=presser, args=(i,), daemon=True) for i in range(n)]
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
+        load = join()
+        time.sleep(0.3)
+        _, recs = clients.finish("STOP", 30)
+        lags = [arr / 1000 - t for (_, _, t, arr, typ) in recs if typ == "long-press"]
+        self.raw["s7"] = {"presses": presses[0], "long_presses": len(lags), "load": load}
+        if not lags:
+            self.row("7 long-press timer", "lag p99", None, "ms", target="≤ 5 ms", ok=False,
+                     note="no long-press arrived")
+            return
+        p50, p99 = pct(lags, 50), pct(lags, 99)
+        self.row("7 long-press timer", "lag p50 (SSE arrival − deadline)", p50, "ms", target="", ok=None)
+        self.row("7 long-press timer", "lag p99 (SSE arrival − deadline)", p99, "ms", target="≤ 5 ms", ok=p99 <= 5)
+        self.note("7", f"{len(lags)} long presses (longPressMs {long_ms}) on {n} buttons, one filtered SSE "
+                       f"stream each, while wrk ran scenario 1's load at {load['rps']:.0f} req/s "
+                       f"(p99 {load['p99_us'] / 1000:.1f} ms); max lag {max(lags):.1f} ms")
+        log(f"scenario 7: long-press lag p50 {p50:.2f} ms, p99 {p99:.2f} ms over {len(lags)}")
+
+    # -- scenario 4 ------------------------------------------------------------------------
+    def s4(self):
+        n = self.args.buttons
+        log(f"scenario 4: {n} buttons registered")
+        data = os.path.join(self.work, "s4-data")
+        srv = Buttond(self, "s4-init", data_dir=data)  # creates the schema
+        srv.stop()
+        db = sqlite3.connect(os.path.join(data, "buttond.sqlite3"))
+        rows = []
+        for i in range(n):
+            bid = f"b{i}"
+            cfg = json.dumps({"id": bid, "kind": "push", "label": bid, "longPressMs": 500, "maxHoldMs": 60000,
+                              "maxTaps": 2, "multiTapMs": 300, "repeatMs": 0}, separators=(",", ":"))
+            rows.append((bid, i, cfg))
+        with db:
+            db.executemany("INSERT INTO buttons (id, position, config) VALUES (?, ?, ?)", rows)
+        db.close()
+
+        t0 = time.monotonic()
+        srv = Buttond(self, "s4", data_dir=data, extra=["--max-buttons", str(max(n, 100000))])
+        try:
+            up = None
+            while time.monotonic() - t0 < 60:
+                try:
+                    if request(srv.port, "GET", "/healthz", timeout=2)[0] == 200:
+                        up = time.monotonic() - t0
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.002)
+            rss_start = rss_kb(srv.pid)
+            page = must(srv.port, "GET", "/api/v1/buttons?limit=100")
+            total = page.get("total")
+            first = wrk(srv.url("/api/v1/buttons?limit=100"), max(3, self.d // 2), conns=1, threads=1,
+                        script="get.lua")
+            deep = wrk(srv.url(f"/api/v1/buttons?offset={n - 100}&limit=100"), max(3, self.d // 2), conns=1,
+                       threads=1, script="get.lua")
+            rss_end = rss_kb(srv.pid)
+        finally:
+            srv.stop()
+        rss_mb = max(rss_start.get("VmRSS", 0), rss_end.get("VmRSS", 0)) / 1024
+        hwm_mb = rss_end.get("VmHWM", 0) / 1024
+        self.raw["s4"] = {"startup_s": up, "rss_start_kb": rss_start, "rss_end_kb": rss_end, "first_page": first,
+                          "deep_page": deep, "total": total}
+        sc = f"4 {n:,} buttons"
+        self.row(sc, "resident memory (VmRSS)", rss_mb, "MB", target="≤ 200 MB", ok=rss_mb <= 200)
+        self.row(sc, "start-up (spawn → /healthz 200)", up * 1000 if up else None, "ms", target="≤ 2000 ms",
+                 ok=up is not None and up <= 2)
+        self.row(sc, "GET /buttons?limit=100 p99", first["p99_us"] / 1000, "ms", target="≤ 10 ms",
+                 ok=first["p99_us"] <= 10000)
+        self.row(sc, f"GET /buttons?offset={n - 100}&limit=100 p99", deep["p99_us"] / 1000, "ms", target="",
+                 ok=None)
+        self.note("4", f"buttons pre-built in SQLite (the schema from a first start); total reported: {total}; "
+                       f"peak RSS (VmHWM) {hwm_mb:.0f} MB; page p50 {first['p50_us'] / 1000:.2f} ms at "
+                       f"{first['rps']:.0f} req/s (wrk -c1)")
+        log(f"scenario 4: start-up {up}s, RSS {rss_mb:.0f} MB, page p99 {first['p99_us'] / 1000:.2f} ms")
+
+    # -- scenario 5 ------------------------------------------------------------------------
+    def s5(self):
+        nclients, nevents = self.args.sse_clients, 1000
+        log(f"scenario 5: {nclients} SSE clients, burst of {nevents} events")
+        srv = Buttond(self, "s5", extra=["--threads", str(self.args.threads)])
+        try:
+            nb = 50
+            self.create_buttons(srv, "e", nb, {"maxTaps": 1})  # a press = 4 events at once
+            out = os.path.join(self.work, "s5-sse.txt")
+            clients = SSEClients(self.tool("sse_clients"), srv.port, "/api/v1/events/stream", nclients, out, 30)
+            inputs = []
+            for i in range(nevents // 4):
+                inputs += [{"button": f"e{i % nb}", "type": "down"}, {"button": f"e{i % nb}", "type": "up"}]
+            t_burst = time.monotonic()
+            events = must(srv.port, "POST", "/api/v1/input", inputs)["events"]
+            burst_ms = (time.monotonic() - t_burst) * 1000
+            seqs = {e["seq"] for e in events}
+            status, recs = clients.finish(f"UNTIL {max(seqs)}", 60)
+        finally:
+            srv.stop()
+        per_client = {}
+        lags = []
+        for c, seq, t, arr, _ in recs:
+            if seq in seqs:
+                per_client.setdefault(c, set()).add(seq)
+                lags.append(arr / 1000 - t)
+        complete = sum(1 for c in range(nclients) if len(per_client.get(c, ())) == len(seqs))
+        self.raw["s5"] = {"events": len(seqs), "complete_clients": complete, "status": status, "burst_ms": burst_ms}
+        sc = "5 SSE fan-out"
+        self.row(sc, f"clients that got all {len(seqs)} events", f"{complete}/{nclients}", "", target="all",
+                 ok=complete == nclients)
+        p99 = pct(lags, 99)
+        self.row(sc, "lag p99 (arrival − event t)", p99, "ms", target="≤ 100 ms", ok=p99 is not None and p99 <= 100)
+        self.note("5", f"burst = one POST /api/v1/input batch of {len(inputs)} inputs on {nb} buttons "
+                       f"(maxTaps 1: 4 events a press), answered in {burst_ms:.0f} ms; lag median {statistics.median(lags) if lags else 0:.1f} ms, "
+                       f"max {max(lags) if lags else 0:.1f} ms; clients: {status}")
+        log(f"scenario 5: {complete}/{nclients} complete, lag p99 {p99} ms")
+
+    # -- scenario 6 ------------------------------------------------------------------------
+    def s6(self):
+        sc = "6 engine alone"
+        if not self.engine or not os.path.exists(self.engine):
+            self.row(sc, "inputs/s on one core", None, "", target="≥ 1,000,000/s", ok=None,
+                     note="skipped")
+            self.note("6", "SKIPPED: no engine-bench target (add the executableTarget `engine-bench`, "
+                           "path bench/engine, to Package.swift; see bench/README.md)")
+            log("scenario 6: skipped (no engine-bench target)")
+            return
+        log("scenario 6: the gesture engine alone")
+        out = subprocess.run(["taskset", "-c", "0", self.engine, "3"], capture_output=True, text=True, timeout=120)
+        m = re.search(r"ENGINEJSON (.*)", out.stdout)
+        if not m:
+            raise RuntimeError(f"engine-bench: {out.stdout} {out.stderr}")
+        r = json.loads(m.group(1))
+        self.raw["s6"] = r
+        self.row(sc, "inputs/s on one core", float(r["inputs_per_second"]), "/s", target="≥ 1,000,000/s",
+                 ok=r["inputs_per_second"] >= 1_000_000)
+        self.note("6", f"ButtonMachine.apply, taps/double taps/long presses/toggle mix, pinned to CPU 0; "
+                       f"{r['events']} events from {r['inputs']} inputs")
+        log(f"scenario 6: {r['inputs_per_second']} inputs/s")
+
+    # -- scenario 8: presses while a client replays the whole history in a loop -----------
+    def fill_history(self, srv, button, events):
+        """Writes `events` events (4 a press on a one-tap button) with /api/v1/input batches."""
+        presses = events // 4
+        t0 = int(time.time() * 1000) - presses * 10 - 60_000
+        done = 0
+        while done < presses:
+            n = min(500, presses - done)
+            batch = []
+            for k in range(done, done + n):
+                batch.append({"button": button, "type": "down", "t": t0 + k * 10})
+                batch.append({"button": button, "type": "up", "t": t0 + k * 10 + 5})
+            must(srv.port, "POST", "/api/v1/input", batch)
+            done += n
+        return presses * 4
+
+    def replay_once(self, port, last_seq, timeout=120):
+        """Reads /events/stream?after=0 until the event with id last_seq; returns (bytes, seconds)."""
+        marker = f"id: {last_seq}\n".encode()
+        t0 = time.monotonic()
+        total = 0
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+            s.sendall(b"GET /api/v1/events/stream?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            tail = b""
+            while True:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    raise RuntimeError(f"replay ended after {total} bytes without id {last_seq}")
+                total += len(chunk)
+                window = tail + chunk
+                if marker in window:
+                    return total, time.monotonic() - t0
+                tail = window[-64:]
+
+    def s8(self):
+        log("scenario 8: presses while one client replays the whole history over the stream in a loop")
+        history = 120_000
+        # Retention well above what the load adds, so the history being replayed stays whole.
+        srv = Buttond(self, "s8", extra=["--threads", str(self.args.threads), "--retention", "5000000"])
+        try:
+            self.create_buttons(srv, "b", 64)
+            self.create_buttons(srv, "h", 1, {"maxTaps": 1})
+            last = self.fill_history(srv, "h0", history)
+            replays, replay_secs, replay_bytes = [], [], [0]
+            stop = threading.Event()
+            errors = []
+
+            def replayer():
+                while not stop.is_set():
+                    try:
+                        n, secs = self.replay_once(srv.port, last)
+                        replays.append(n)
+                        replay_secs.append(secs)
+                    except Exception as ex:
+                        errors.append(repr(ex))
+                        return
+
+            th = threading.Thread(target=replayer, daemon=True)
+            th.start()
+            time.sleep(0.5)
+            r = wrk(srv.url(), self.d)
+            stop.set()
+            th.join(timeout=130)
+            self.raw["s8"] = {"wrk": r, "replays": len(replays), "replay_seconds": replay_secs, "errors": errors}
+            p99 = r["p99_us"] / 1000
+            self.row("8 press during replay", "p99 latency @50 conns", p99, "ms", target="≤ 10 ms", ok=p99 <= 10)
+            self.row("8 press during replay", "throughput", r["rps"], "req/s", self.base["rps"] if self.base else None,
+                     r["rps"] / self.base["rps"] if self.base else None, target="", ok=None)
+            self.row("8 press during replay", "whole-history replays completed", len(replays), "",
+                     target="≥ 1", ok=len(replays) >= 1 and not errors)
+            self.note("8", f"{last} events of history (retention 5000000); one client reads "
+                           f"/events/stream?after=0 to the last event, again and again, while wrk -c50 presses 64 "
+                           f"other buttons; replay took median {statistics.median(replay_secs) if replay_secs else 0:.2f} s"
+                           + (f"; replay errors: {errors[:2]}" if errors else ""))
+            log(f"scenario 8: p99 {p99:.2f} ms at {r['rps']:.0f} req/s with {len(replays)} replays")
+            self.s8_follow(srv, last)
+        finally:
+            srv.stop()
+
+    def s8_follow(self, srv, last):
+        """`buttond events --follow --after 0` must print every event of the history."""
+        cmd = [self.buttond, "events", "--follow", "--after", "0", "--server", f"http://127.0.0.1:{srv.port}"]
+        p = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        seen, t0 = 0, time.monotonic()
+        deadline = t0 + 120
+        try:
+            for line in p.stdout:
+                if line.strip():
+                    seen += 1
+                if seen >= last or time.monotonic() > deadline:
+                    break
+        finally:
+            stop(p, timeout=5)
+        secs = time.monotonic() - t0
+        self.row("8 press during replay", "events --follow --after 0 lines", seen, f"/{last}", target="all",
+                 ok=seen >= last)
+        self.note("8", f"buttond events --follow --after 0 printed {seen} of {last} events in {secs:.1f} s")
