@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import ARTIFACTS, chrome, start_server, stop_server
-from test_panel import key, wait
+from panel_helpers import key, wait
 
 WIDTHS = (360, 390, 430)
 
