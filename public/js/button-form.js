@@ -2,10 +2,10 @@
 // status), a toggle's faces and flip, and its gesture timings. An existing button shows its
 // handlers first: attaching a webhook is what most visits are for.
 
-import { post, patch, del, enc } from "./api.js";
-import { el, toast, showError, confirmAction } from "./ui.js";
+import { post, patch, enc } from "./api.js";
+import { el, toast } from "./ui.js";
 import { buttons, changed } from "./store.js";
-import { show, back, closeEditor } from "./editor-dialog.js";
+import { show, back, closeEditor, deleteEntry } from "./editor-dialog.js";
 import { NAME_RE, field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError, toHex } from "./form.js";
 import { lookFields } from "./look-fields.js";
 import { handlersSection } from "./handlers.js";
@@ -84,7 +84,7 @@ function buttonForm(b, group = "") {
     gestureFieldset(b, isNew),
     err,
     actions(
-      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteButton(b) } }),
+      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("buttons", buttons, b, b.label || b.id) } }),
       btn("Cancel", "", { on: { click: () => (isNew ? closeEditor() : back()) } }),
       el("button.btn.btn-primary", { type: "submit", text: isNew ? "Create button" : "Save" })));
   form.querySelector(".dialog-actions").classList.add("sticky-actions");
@@ -160,17 +160,4 @@ function readBody(form, b, isNew, look) {
   }
   for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
   return body;
-}
-
-async function deleteButton(b) {
-  if (!(await confirmAction(`Delete the button “${b.label || b.id}” and its handlers?`))) return;
-  try {
-    await del(`buttons/${enc(b.id)}`);
-    buttons.delete(b.id);
-    changed("buttons");
-    toast(`Deleted “${b.label || b.id}”`, { kind: "ok" });
-    closeEditor();
-  } catch (err) {
-    showError(err, "Delete");
-  }
 }

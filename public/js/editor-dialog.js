@@ -1,7 +1,9 @@
 // The editor dialog: one modal that shows view after view (button, handler, deliveries…) with a
 // Back button. On a phone it fills the screen.
 
-import { el, openModal } from "./ui.js";
+import { el, openModal, toast, showError, confirmAction } from "./ui.js";
+import { del, enc } from "./api.js";
+import { changed } from "./store.js";
 
 const dialog = () => document.getElementById("editor");
 let stack = [];
@@ -60,4 +62,19 @@ export function closeEditor() {
   dlg.querySelector("[data-close]").addEventListener("click", closeEditor);
   dlg.addEventListener("close", () => { stack = []; });
   dlg.addEventListener("click", (e) => { if (e.target === dlg) closeEditor(); });
+}
+
+/** Deletes a button or sheet (`collection` "buttons" or "sheets", its store map) and its
+ * handlers once the user agrees, then closes the editor. */
+export async function deleteEntry(collection, entries, item, name) {
+  if (!(await confirmAction(`Delete the ${collection.slice(0, -1)} “${name}” and its handlers?`))) return;
+  try {
+    await del(`${collection}/${enc(item.id)}`);
+    entries.delete(item.id);
+    changed(collection);
+    toast(`Deleted “${name}”`, { kind: "ok" });
+    closeEditor();
+  } catch (err) {
+    showError(err, "Delete");
+  }
 }

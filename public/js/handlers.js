@@ -85,21 +85,9 @@ function handlerCard(ownerKind, owner, h, refresh) {
       } } })));
 }
 
-function handlerForm(ownerKind, owner, h, refresh) {
-  const isNew = !h;
-  h = h || { on: ownerKind === "sheet" ? ["select"] : ["tap"], enabled: true, webhook: { url: "" } };
-  const type = h.script ? "script" : "webhook";
-  const events = ownerKind === "sheet" ? SHEET_EVENTS : BUTTON_EVENTS.filter(([t]) => t !== "toggle" || owner.kind === "toggle");
-  const err = errorBox();
-  const w = h.webhook || {};
-  const sc = h.script || {};
+function webhookFieldset(w) {
   const headersText = Object.entries(w.headers || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
-
-  const typeSeg = el("div.segmented", { role: "radiogroup", "aria-label": "Handler type" },
-    ...[["webhook", "Webhook"], ["script", "Script"]].map(([v, l]) => el("label", {},
-      el("input", { type: "radio", name: "htype", value: v, checked: type === v, disabled: !isNew }), el("span", { text: l }))));
-
-  const webhookFields = el("fieldset.webhook-only", {},
+  return el("fieldset.webhook-only", {},
     el("legend", { text: "Webhook" }),
     field("URL", input("url", w.url, { type: "url", placeholder: "https://example.com/hook", inputmode: "url", autocapitalize: "none" }), "A signed POST (Standard Webhooks) with the event as JSON."),
     field("Extra headers", el("textarea", { name: "headers", rows: 2, placeholder: "X-Api-Key: abc", spellcheck: "false", value: headersText }), "One “Name: value” per line."),
@@ -107,8 +95,10 @@ function handlerForm(ownerKind, owner, h, refresh) {
       field("Timeout (ms)", numberInput("timeoutMs", w.timeoutMs, 1000, 30000, { placeholder: "10000" })),
       field("Max attempts", numberInput("maxAttempts", w.maxAttempts, 1, 100, { placeholder: "7" })),
       field("Expire after (ms)", numberInput("expireAfterMs", w.expireAfterMs, 1, undefined, { placeholder: "never" }))));
+}
 
-  const scriptFields = el("fieldset.script-only", {},
+function scriptFieldset(sc) {
+  return el("fieldset.script-only", {},
     el("legend", { text: "Script" }),
     field("Script name", input("scriptName", sc.name, { placeholder: "notify.sh", autocapitalize: "none" }), "A file in the server's --scripts-dir."),
     field("Arguments", el("textarea", { name: "args", rows: 2, spellcheck: "false", placeholder: "{button}\n{type}", value: (sc.args || []).join("\n") }),
@@ -116,7 +106,46 @@ function handlerForm(ownerKind, owner, h, refresh) {
     el("div.row2", {},
       field("Timeout (ms)", numberInput("scriptTimeoutMs", sc.timeoutMs, 1, 300000, { placeholder: "10000" })),
       field("Max attempts", numberInput("scriptMaxAttempts", sc.maxAttempts, 1, 100, { placeholder: "1" }))));
+}
 
+/** The webhook as the form says, or { error } naming the field. */
+function readWebhook(form) {
+  const f = form.elements;
+  const webhook = { url: f.url.value.trim() };
+  const headers = {};
+  for (const line of f.headers.value.split("\n")) {
+    if (!line.trim()) continue;
+    const i = line.indexOf(":");
+    if (i < 1) return { error: { message: `A header line needs “Name: value”: ${line}`, field: "headers" } };
+    headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+  }
+  if (Object.keys(headers).length) webhook.headers = headers;
+  for (const k of ["timeoutMs", "maxAttempts", "expireAfterMs"]) { const v = num(form, k); if (v !== undefined) webhook[k] = v; }
+  return { webhook };
+}
+
+function readScript(form) {
+  const f = form.elements;
+  const script = { name: f.scriptName.value.trim() };
+  const args = f.args.value.split("\n").map((a) => a.trim()).filter(Boolean);
+  if (args.length) script.args = args;
+  const tm = num(form, "scriptTimeoutMs"); if (tm !== undefined) script.timeoutMs = tm;
+  const ma = num(form, "scriptMaxAttempts"); if (ma !== undefined) script.maxAttempts = ma;
+  return script;
+}
+
+function handlerForm(ownerKind, owner, h, refresh) {
+  const isNew = !h;
+  h = h || { on: ownerKind === "sheet" ? ["select"] : ["tap"], enabled: true, webhook: { url: "" } };
+  const type = h.script ? "script" : "webhook";
+  const events = ownerKind === "sheet" ? SHEET_EVENTS : BUTTON_EVENTS.filter(([t]) => t !== "toggle" || owner.kind === "toggle");
+  const err = errorBox();
+
+  const typeSeg = el("div.segmented", { role: "radiogroup", "aria-label": "Handler type" },
+    ...[["webhook", "Webhook"], ["script", "Script"]].map(([v, l]) => el("label", {},
+      el("input", { type: "radio", name: "htype", value: v, checked: type === v, disabled: !isNew }), el("span", { text: l }))));
+  const webhookFields = webhookFieldset(h.webhook || {});
+  const scriptFields = scriptFieldset(h.script || {});
   const optionSelect = ownerKind === "sheet"
     ? field("Option", select("option", [["", "Any option"], ...(owner.options || []).map((o) => [o.id, o.label || o.id])], h.option || ""), "Only for this option (select events).")
     : null;
@@ -151,44 +180,36 @@ function handlerForm(ownerKind, owner, h, refresh) {
     if (ownerKind === "sheet" && f.option.value) body.option = f.option.value;
     else if (ownerKind === "sheet" && !isNew && h.option) body.option = null;
     if (f.htype.value === "webhook") {
-      const webhook = { url: f.url.value.trim() };
-      const headers = {};
-      for (const line of f.headers.value.split("\n")) {
-        if (!line.trim()) continue;
-        const i = line.indexOf(":");
-        if (i < 1) { showFormError(form, err, { message: `A header line needs “Name: value”: ${line}`, field: "headers" }); return; }
-        headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
-      }
-      if (Object.keys(headers).length) webhook.headers = headers;
-      for (const k of ["timeoutMs", "maxAttempts", "expireAfterMs"]) { const v = num(form, k); if (v !== undefined) webhook[k] = v; }
+      const { webhook, error } = readWebhook(form);
+      if (error) { showFormError(form, err, error); return; }
       body.webhook = webhook;
     } else {
-      const script = { name: f.scriptName.value.trim() };
-      const args = f.args.value.split("\n").map((a) => a.trim()).filter(Boolean);
-      if (args.length) script.args = args;
-      const tm = num(form, "scriptTimeoutMs"); if (tm !== undefined) script.timeoutMs = tm;
-      const ma = num(form, "scriptMaxAttempts"); if (ma !== undefined) script.maxAttempts = ma;
-      body.script = script;
+      body.script = readScript(form);
     }
-    const submit = form.querySelector("[type=submit]");
-    submit.disabled = true;
-    try {
-      const base = `${ownerKind === "sheet" ? "sheets" : "buttons"}/${enc(owner.id)}/handlers`;
-      const saved = isNew ? await post(base, body) : await patch(`handlers/${enc(h.id)}`, body);
-      refresh && refresh();
-      if (saved && saved.secret) {
-        show("Webhook secret", secretView(saved.secret, "The handler was added."), { replace: true });
-      } else {
-        toast(isNew ? "Handler added" : "Handler saved", { kind: "ok" });
-        back();
-      }
-    } catch (ex) {
-      showFormError(form, err, ex);
-    } finally {
-      submit.disabled = false;
-    }
+    const base = `${ownerKind === "sheet" ? "sheets" : "buttons"}/${enc(owner.id)}/handlers`;
+    await submitHandler(form, err, () => (isNew ? post(base, body) : patch(`handlers/${enc(h.id)}`, body)), isNew, refresh);
   });
   return el("div.editor-view", {}, form);
+}
+
+/** Sends the form's handler; shows a new webhook's secret once, or says it is saved. */
+async function submitHandler(form, err, send, isNew, refresh) {
+  const submit = form.querySelector("[type=submit]");
+  submit.disabled = true;
+  try {
+    const saved = await send();
+    refresh && refresh();
+    if (saved && saved.secret) {
+      show("Webhook secret", secretView(saved.secret, "The handler was added."), { replace: true });
+    } else {
+      toast(isNew ? "Handler added" : "Handler saved", { kind: "ok" });
+      back();
+    }
+  } catch (ex) {
+    showFormError(form, err, ex);
+  } finally {
+    submit.disabled = false;
+  }
 }
 
 function secretView(secret, lead) {

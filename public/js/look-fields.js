@@ -17,10 +17,8 @@ function radio(name, value, checked, label, extra = {}) {
     el("span.visually-hidden", { text: label }));
 }
 
-/** Returns {fieldset, read()} — read() gives the look fields to send (null clears). */
-export function lookFields(b, isNew) {
-  const color = toHex(b.color);
-  const custom = color && !SWATCHES.some(([c]) => c === color) ? color : "";
+/** The colour swatches, plus "any colour" through a picker. */
+function colourChoice(color, custom) {
   const picker = el("input.swatch-custom", { type: "color", name: "colorCustom", value: custom || "#2f6df6", "aria-label": "Pick any colour" });
   const swatches = el("div.swatches", { role: "radiogroup", "aria-label": "Colour" },
     radio("color", "", !color, "No colour", { class: "swatch swatch-none" }),
@@ -39,24 +37,40 @@ export function lookFields(b, isNew) {
     anySwatch.style.setProperty("--swatch", picker.value);
   };
   showCustom();
+  return { swatches, picker, showCustom };
+}
 
+/** The bundled icons (loaded once known; `loaded` runs then), and "none". */
+function iconChoice(current, loaded) {
   const icons = el("div.icon-picker", { role: "radiogroup", "aria-label": "Icon" },
     el("label.icon-choice.icon-none", { title: "No icon" },
-      el("input", { type: "radio", name: "icon", value: "", checked: !b.icon }),
+      el("input", { type: "radio", name: "icon", value: "", checked: !current }),
       el("span", { "aria-hidden": "true", text: "None" }), el("span.visually-hidden", { text: "No icon" })));
-  let repaint = () => {};
   iconNames().then((names) => {
-    const all = b.icon && !names.includes(b.icon) ? [...names, b.icon] : names;
+    const all = current && !names.includes(current) ? [...names, current] : names;
     icons.append(...all.map((n) => el("label.icon-choice", { title: n },
-      el("input", { type: "radio", name: "icon", value: n, checked: b.icon === n }),
+      el("input", { type: "radio", name: "icon", value: n, checked: current === n }),
       iconSpan(n, "icon-glyph"), el("span.visually-hidden", { text: n }))));
-    repaint();
+    loaded();
   });
+  return icons;
+}
 
-  const sizes = el("div.segmented.size-seg", { role: "radiogroup", "aria-label": "Size" },
+function sizeChoice(current) {
+  return el("div.segmented.size-seg", { role: "radiogroup", "aria-label": "Size" },
     ...SIZES.map(([v, l, long]) => el("label", { title: long },
-      el("input", { type: "radio", name: "size", value: v, checked: (b.size || "1x1") === v, "aria-label": `${l}, ${long}` }),
+      el("input", { type: "radio", name: "size", value: v, checked: (current || "1x1") === v, "aria-label": `${l}, ${long}` }),
       el("span", { "aria-hidden": "true" }, el("i.size-glyph", { dataset: { size: v } }), l))));
+}
+
+/** Returns {fieldset, read()} — read() gives the look fields to send (null clears). */
+export function lookFields(b, isNew) {
+  const color = toHex(b.color);
+  const custom = color && !SWATCHES.some(([c]) => c === color) ? color : "";
+  const { swatches, picker, showCustom } = colourChoice(color, custom);
+  let repaint = () => {};
+  const icons = iconChoice(b.icon, () => repaint());
+  const sizes = sizeChoice(b.size);
 
   const status = input("status", b.status, { maxlength: 32, placeholder: "e.g. ON AIR, 21.5 °C" });
 

@@ -1,10 +1,10 @@
 // The sheet editor: title, options (label, id, destructive) in order, and the cancel label;
 // an existing sheet shows its handlers first.
 
-import { post, patch, del, enc } from "./api.js";
-import { el, icon, toast, showError, confirmAction } from "./ui.js";
+import { post, patch, enc } from "./api.js";
+import { el, icon, toast, showError } from "./ui.js";
 import { sheets, changed } from "./store.js";
-import { show, closeEditor } from "./editor-dialog.js";
+import { show, closeEditor, deleteEntry } from "./editor-dialog.js";
 import { NAME_RE, field, input, checkbox, errorBox, actions, btn, showFormError, slug } from "./form.js";
 import { handlersSection } from "./handlers.js";
 
@@ -55,7 +55,7 @@ function sheetForm(s) {
       btn("Add option", ".btn-ghost.btn-small", { on: { click: () => addRow().querySelector("input").focus() } })),
     err,
     actions(
-      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteSheet(s) } }),
+      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("sheets", sheets, s, s.title || s.id) } }),
       isNew ? null : btn("Open now", "", { on: { click: async () => {
         try { await post(`sheets/${enc(s.id)}/open`); closeEditor(); } catch (ex) { showError(ex, "Open"); }
       } } }),
@@ -95,17 +95,4 @@ function sheetForm(s) {
   if (!isNew) wrap.append(handlersSection("sheet", s));
   wrap.append(form);
   return wrap;
-}
-
-async function deleteSheet(s) {
-  if (!(await confirmAction(`Delete the sheet “${s.title || s.id}” and its handlers?`))) return;
-  try {
-    await del(`sheets/${enc(s.id)}`);
-    sheets.delete(s.id);
-    changed("sheets");
-    toast("Sheet deleted", { kind: "ok" });
-    closeEditor();
-  } catch (err) {
-    showError(err, "Delete");
-  }
 }

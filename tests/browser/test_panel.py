@@ -203,6 +203,31 @@ def test_edit_mode_creates_a_button_that_works(server, driver):
     log_has(driver, bid, "tap")
 
 
+def test_edit_mode_deletes_a_button_after_asking(server, driver):
+    bid = new_id("gone")
+    server.ok("POST", "/buttons", {"id": bid, "label": "Soon gone"})
+    open_panel(driver, server)
+    el = key(driver, bid)
+    driver.find_element(By.ID, "edit-toggle").click()
+    wait(driver).until(lambda d: d.find_element(By.ID, "editbar").get_attribute("hidden") is None)
+    el.click()
+    wait(driver).until(lambda d: "Soon gone" in d.find_element(By.ID, "editor-title").text)
+
+    # Asked first: saying no keeps it.
+    driver.find_element(By.CSS_SELECTOR, "#editor .btn-danger").click()
+    confirm = wait(driver).until(EC.visibility_of_element_located((By.ID, "confirm-dialog")))
+    assert "Soon gone" in confirm.text and "handlers" in confirm.text
+    confirm.find_element(By.CSS_SELECTOR, "button:not(#confirm-yes)").click()
+    assert server.ok("GET", f"/buttons/{bid}")["label"] == "Soon gone"
+
+    driver.find_element(By.CSS_SELECTOR, "#editor .btn-danger").click()
+    wait(driver).until(EC.element_to_be_clickable((By.ID, "confirm-yes"))).click()
+    wait(driver).until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'button.key[data-id="{bid}"]'))
+    status, _ = server.call("GET", f"/buttons/{bid}")
+    assert status == 404
+    assert not driver.find_element(By.ID, "editor").is_displayed()
+
+
 def test_edit_mode_attaches_webhook_and_shows_secret_and_deliveries(server, sink, driver):
     bid = new_id("hooked")
     server.ok("POST", "/buttons", {"id": bid, "label": "Hooked", "maxTaps": 1})
