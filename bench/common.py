@@ -137,6 +137,15 @@ def rss_kb(pid):
     return got
 
 
+def run_threads(target, n):
+    """Runs target(0) … target(n - 1) on n threads and waits for all of them."""
+    threads = [threading.Thread(target=target, args=(k,), daemon=True) for k in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+
+
 def wrk(url, duration, conns=50, threads=2, script="press.lua", env=None, timeout_s=5):
     cmd = ["wrk", "-t", str(threads), "-c", str(conns), "-d", f"{duration}s", "--timeout", f"{timeout_s}s",
            "-s", os.path.join(LUA, script), url]

@@ -50,11 +50,7 @@ class DeliveryScenarios:
                 sent[k] += 1
             conn.close()
 
-        ths = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
-        for th in ths:
-            th.start()
-        for th in ths:
-            th.join()
+        run_threads(worker, nthreads)
         elapsed = time.monotonic() - t0
         return {"sent": sum(sent), "late": sum(late), "errors": sum(errors), "rate": sum(sent) / elapsed}
 

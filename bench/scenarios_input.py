@@ -77,11 +77,7 @@ class InputScenarios:
                 time.sleep(rnd.uniform(0.01, 0.06))
             conn.close()
 
-        ths = [threading.Thread(target=presser, args=(i,), daemon=True) for i in range(n)]
-        for th in ths:
-            th.start()
-        for th in ths:
-            th.join()
+        run_threads(presser, n)
         load = join()
         time.sleep(0.3)
         _, recs = clients.finish("STOP", 30)
