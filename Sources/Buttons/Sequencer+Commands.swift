@@ -42,6 +42,13 @@ extension Sequencer {
     /// Lookups run on the sequencer thread, as deletions do: a deleted slot is never found.
     private func button(_ id: String) throws(ButtonsError) -> ButtonSlot { try registry.button(id) }
 
+    /// What a command did to the batch's machines, not yet kept.
+    private struct Applied {
+        var buttons: [(ButtonSlot, ButtonMachine)] = []
+        var sheet: (SheetSlot, SheetMachine)?
+        var gestures: [(GestureEvent, ControlEvent.Source)] = []
+    }
+
     /// Applies `command` to the batch's machines. Refused (unknown button, engine error,
     /// full delivery queue): answered now, the batch unchanged. Accepted: answered when the
     /// batch is committed, with its own events.
@@ -49,93 +56,95 @@ extension Sequencer {
         let now = clock.now()
         let mark = batch.events.count
         do throws(ButtonsError) {
-            var buttons: [(ButtonSlot, ButtonMachine)] = []
-            var sheet: (SheetSlot, SheetMachine)?
-            var gestures: [(GestureEvent, ControlEvent.Source)] = []
             try checkFuture(command, now: now)
-            switch command {
-            case .reset(let id):
-                let slot = try button(id)
-                var machine = batch.machine(of: slot)
-                gestures = machine.reset(now: now).map { ($0, .button(id)) }
-                buttons.append((slot, machine))
-            case .input(let id, let input):
-                let slot = try button(id)
-                var machine = batch.machine(of: slot)
-                do throws(InputError) {
-                    gestures = try machine.apply(input, now: now).map { ($0, .button(id)) }
-                } catch {
-                    throw Self.conflict(error)
-                }
-                buttons.append((slot, machine))
-            case .press(let id, let down, let holdMs):
-                let slot = try button(id)
-                var machine = batch.machine(of: slot)
-                do throws(InputError) {
-                    gestures = try machine.press(down, holdMs: holdMs, now: now).map { ($0, .button(id)) }
-                } catch {
-                    throw Self.conflict(error)
-                }
-                buttons.append((slot, machine))
-            case .batch(let items):
-                var machines: [String: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
-                var order: [String] = []
-                for (index, item) in items.enumerated() {
-                    if machines[item.button] == nil {
-                        do throws(ButtonsError) {
-                            let slot = try button(item.button)
-                            machines[item.button] = (slot, batch.machine(of: slot))
-                            order.append(item.button)
-                        } catch {
-                            var error = error
-                            error.details["index"] = .int(Int64(index))
-                            throw error
-                        }
-                    }
-                    do throws(InputError) {
-                        for gesture in try machines[item.button]!.machine.apply(item.input, now: now) {
-                            gestures.append((gesture, .button(item.button)))
-                        }
-                    } catch {
-                        throw Self.conflict(error, index: index)
-                    }
-                }
-                buttons = order.map { machines[$0]! }
-            case .face(let id, let face):
-                let slot = try button(id)
-                guard slot.definition.config.kind == .toggle else {
-                    throw ButtonsError.conflict("not_toggle", "button '\(id)' is a push button; only toggles have faces")
-                }
-                var machine = batch.machine(of: slot)
-                gestures = machine.setFace(face, now: now).map { ($0, .button(id)) }
-                buttons.append((slot, machine))
-            case .sheet(let id, let action, let t):
-                let slot = try registry.sheet(id)
-                var machine = batch.machine(of: slot)
-                let t = t ?? now
-                let produced: [GestureEvent]
-                switch action {
-                case .open: produced = machine.open(t: t)
-                case .cancel: produced = machine.cancel(t: t)
-                case .choose(let option): produced = try Self.choose(option, on: &machine, t: t, sheet: id)
-                }
-                gestures = produced.map { ($0, .sheet(id)) }
-                sheet = (slot, machine)
-            }
-            let range = batch.append(gestures, idPrefix: log.idPrefix)
+            let applied = try machines(after: command, in: batch, now: now)
+            let range = batch.append(applied.gestures, idPrefix: log.idPrefix)
             let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
             if !rows.isEmpty && dispatcher.depth + batch.deliveries.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)
                 throw ButtonsError.unavailable(
                     "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
             }
-            for (slot, machine) in buttons { batch.keep(machine, of: slot) }
-            if let (slot, machine) = sheet { batch.keep(machine, of: slot) }
+            for (slot, machine) in applied.buttons { batch.keep(machine, of: slot) }
+            if let (slot, machine) = applied.sheet { batch.keep(machine, of: slot) }
             batch.deliveries += rows
             batch.answers.append(Batch.Answer(events: range, reply: reply))
         } catch {
             reply(.failure(error))
         }
+    }
+
+    /// The machines `command` changes, as they are after it, and the gestures it made.
+    private func machines(after command: Command, in batch: Batch, now: Int64) throws(ButtonsError) -> Applied {
+        switch command {
+        case .reset(let id):
+            return try oneButton(id, in: batch) { machine in machine.reset(now: now) }
+        case .input(let id, let input):
+            return try oneButton(id, in: batch) { machine throws(InputError) in try machine.apply(input, now: now) }
+        case .press(let id, let down, let holdMs):
+            return try oneButton(id, in: batch) { machine throws(InputError) in try machine.press(down, holdMs: holdMs, now: now) }
+        case .face(let id, let face):
+            guard try button(id).definition.config.kind == .toggle else {
+                throw ButtonsError.conflict("not_toggle", "button '\(id)' is a push button; only toggles have faces")
+            }
+            return try oneButton(id, in: batch) { machine in machine.setFace(face, now: now) }
+        case .batch(let items):
+            return try inputs(items, in: batch, now: now)
+        case .sheet(let id, let action, let t):
+            let slot = try registry.sheet(id)
+            var machine = batch.machine(of: slot)
+            let t = t ?? now
+            let produced: [GestureEvent]
+            switch action {
+            case .open: produced = machine.open(t: t)
+            case .cancel: produced = machine.cancel(t: t)
+            case .choose(let option): produced = try Self.choose(option, on: &machine, t: t, sheet: id)
+            }
+            return Applied(sheet: (slot, machine), gestures: produced.map { ($0, .sheet(id)) })
+        }
+    }
+
+    /// One button's machine changed by `change`; an engine refusal is a 409.
+    private func oneButton(
+        _ id: String, in batch: Batch, _ change: (inout ButtonMachine) throws(InputError) -> [GestureEvent]
+    ) throws(ButtonsError) -> Applied {
+        let slot = try button(id)
+        var machine = batch.machine(of: slot)
+        do throws(InputError) {
+            let gestures = try change(&machine)
+            return Applied(buttons: [(slot, machine)], gestures: gestures.map { ($0, .button(id)) })
+        } catch {
+            throw Self.conflict(error)
+        }
+    }
+
+    /// A batch of inputs, in order, over any buttons: all or none (a refusal names its index).
+    private func inputs(_ items: [Command.BatchItem], in batch: Batch, now: Int64) throws(ButtonsError) -> Applied {
+        var machines: [String: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
+        var order: [String] = []
+        var applied = Applied()
+        for (index, item) in items.enumerated() {
+            if machines[item.button] == nil {
+                do throws(ButtonsError) {
+                    let slot = try button(item.button)
+                    machines[item.button] = (slot, batch.machine(of: slot))
+                    order.append(item.button)
+                } catch {
+                    var error = error
+                    error.details["index"] = .int(Int64(index))
+                    throw error
+                }
+            }
+            do throws(InputError) {
+                for gesture in try machines[item.button]!.machine.apply(item.input, now: now) {
+                    applied.gestures.append((gesture, .button(item.button)))
+                }
+            } catch {
+                throw Self.conflict(error, index: index)
+            }
+        }
+        applied.buttons = order.map { machines[$0]! }
+        return applied
     }
 
     /// A `t` too far ahead of the server clock would push the button's clock there, and
