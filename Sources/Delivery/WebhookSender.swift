@@ -70,23 +70,45 @@ public final class WebhookSender {
         destinationGuard.refusal = nil
         let sink = Sink(limit: AttemptResult.outputLimit)
         let body = webhook.method == "GET" ? [] : delivery.payload
-        let deliveryID = delivery.publicID
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
-        var standard = [
-            ("User-Agent", userAgent), ("webhook-id", deliveryID), ("webhook-timestamp", String(now)),
-            ("webhook-signature", Signature.sign(key: key, id: deliveryID, timestamp: now, body: body)),
-        ]
-        if webhook.method != "GET" { standard.insert(("Content-Type", "application/json"), at: 0) }
-        // A filled-in value (a label, say) must not be able to start a header of its own.
-        let configured = webhook.headers.sorted { $0.key < $1.key }.map { name, value in
-            (name, String(fields.interpolate(value).unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" }))
-        }
-        for (name, value) in configured + standard {
+        for (name, value) in Self.headers(webhook, key: key, id: delivery.publicID, body: body, fields: fields, userAgent: userAgent, now: now) {
             headers = curl_slist_append(headers, "\(name): \(value)")
         }
         headers = curl_slist_append(headers, "Expect:")
+        configure(handle, for: webhook, headers: headers, sink: sink)
+        let code: CURLcode = body.withUnsafeBytes { raw in
+            if webhook.method != "GET" {
+                bd_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, raw.count)
+                bd_curl_set_pointer(
+                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+            }
+            return withExtendedLifetime((sink, destinationGuard)) { curl_easy_perform(handle) }
+        }
+        return result(code, sink: sink, timeoutMs: webhook.timeoutMs)
+    }
 
+    /// The handler's headers (values filled in, no CR/LF/NUL: a label cannot start a header of
+    /// its own), then the Standard Webhooks ones.
+    static func headers(
+        _ webhook: Handler.Webhook, key: [UInt8], id: String, body: [UInt8], fields: Placeholders, userAgent: String, now: Int64
+    ) -> [(String, String)] {
+        var standard = [
+            ("User-Agent", userAgent), ("webhook-id", id), ("webhook-timestamp", String(now)),
+            ("webhook-signature", Signature.sign(key: key, id: id, timestamp: now, body: body)),
+        ]
+        if webhook.method != "GET" { standard.insert(("Content-Type", "application/json"), at: 0) }
+        let configured = webhook.headers.sorted { $0.key < $1.key }.map { name, value in
+            (name, String(fields.interpolate(value).unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" }))
+        }
+        return configured + standard
+    }
+
+    /// Method, URL, timeouts, no redirects, only http(s), the destination guard, and where
+    /// the answer goes.
+    private func configure(
+        _ handle: UnsafeMutableRawPointer, for webhook: Handler.Webhook, headers: UnsafeMutablePointer<curl_slist>?, sink: Sink
+    ) {
         bd_curl_set_string(handle, CURLOPT_URL, webhook.url)
         switch webhook.method {
         case "GET": bd_curl_set_long(handle, CURLOPT_HTTPGET, 1)
@@ -125,15 +147,10 @@ public final class WebhookSender {
         let context = Unmanaged.passUnretained(sink).toOpaque()
         bd_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
         bd_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
+    }
 
-        let code: CURLcode = body.withUnsafeBytes { raw in
-            if webhook.method != "GET" {
-                bd_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, raw.count)
-                bd_curl_set_pointer(
-                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
-            }
-            return withExtendedLifetime((sink, destinationGuard)) { curl_easy_perform(handle) }
-        }
+    /// What the transfer's end means for the delivery.
+    private func result(_ code: CURLcode, sink: Sink, timeoutMs: Int64) -> AttemptResult {
         let output = AttemptResult.text(sink.body)
         switch code {
         case CURLE_OK:
@@ -141,7 +158,7 @@ public final class WebhookSender {
             if (200..<300).contains(status) { return AttemptResult(outcome: .ok, statusCode: status, output: output) }
             return AttemptResult(outcome: .httpStatus, statusCode: status, output: output, retryAfterSeconds: sink.retryAfter)
         case CURLE_OPERATION_TIMEDOUT:
-            return AttemptResult(outcome: .timeout, output: "no answer within \(webhook.timeoutMs) ms")
+            return AttemptResult(outcome: .timeout, output: "no answer within \(timeoutMs) ms")
         case CURLE_COULDNT_CONNECT where destinationGuard.refusal != nil:
             return AttemptResult(outcome: .blocked, output: "not sent: the host resolves to \(destinationGuard.refusal ?? "")")
         default:
