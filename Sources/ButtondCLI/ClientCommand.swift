@@ -30,83 +30,103 @@ public enum ClientCommand {
         }
     }
 
-    static func run(_ command: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
-        var server = environment["BUTTOND_SERVER"] ?? "http://127.0.0.1:8080"
-        var token = environment["BUTTOND_TOKEN"]
-        var caFile = environment["BUTTOND_CACERT"].flatMap { $0.isEmpty ? nil : $0 }
+    /// What the command line says: where, who, and the command's own options.
+    struct Invocation {
+        var server: String
+        var token: String?
+        var caFile: String?
         var hold: Int?
         var follow = false
         var after: Int64?
         var names: [String] = []
-        var index = 0
-        func value() throws -> String {
-            index += 1
-            guard index < arguments.count else { throw Usage(message: "\(arguments[index - 1]) needs a value") }
-            return arguments[index]
-        }
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--server": server = try value()
-            case "--token": token = try value()
-            case "--cacert": caFile = try value()
-            case "--hold":
-                guard let ms = Int(try value()), ms >= 0 else { throw Usage(message: "--hold takes milliseconds") }
-                hold = ms
-            case "--follow", "-f": follow = true
-            case "--after":
-                guard let seq = Int64(try value()) else { throw Usage(message: "--after takes a sequence number") }
-                after = seq
-            case let other where other.hasPrefix("-"): throw Usage(message: "unknown option '\(other)'")
-            case let name: names.append(name)
-            }
-            index += 1
-        }
-        guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-            throw Usage(message: "--server must be an http:// or https:// URL, not '\(server)'")
-        }
-        let client = HTTPClient(base: server, token: token, caFile: caFile)
 
+        init(_ arguments: [String], environment: [String: String]) throws {
+            server = environment["BUTTOND_SERVER"] ?? "http://127.0.0.1:8080"
+            token = environment["BUTTOND_TOKEN"]
+            caFile = environment["BUTTOND_CACERT"].flatMap { $0.isEmpty ? nil : $0 }
+            var index = 0
+            func value() throws -> String {
+                index += 1
+                guard index < arguments.count else { throw Usage(message: "\(arguments[index - 1]) needs a value") }
+                return arguments[index]
+            }
+            while index < arguments.count {
+                switch arguments[index] {
+                case "--server": server = try value()
+                case "--token": token = try value()
+                case "--cacert": caFile = try value()
+                case "--hold":
+                    guard let ms = Int(try value()), ms >= 0 else { throw Usage(message: "--hold takes milliseconds") }
+                    hold = ms
+                case "--follow", "-f": follow = true
+                case "--after":
+                    guard let seq = Int64(try value()) else { throw Usage(message: "--after takes a sequence number") }
+                    after = seq
+                case let other where other.hasPrefix("-"): throw Usage(message: "unknown option '\(other)'")
+                case let name: names.append(name)
+                }
+                index += 1
+            }
+            guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw Usage(message: "--server must be an http:// or https:// URL, not '\(server)'")
+            }
+        }
+    }
+
+    static func run(_ command: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
+        let invocation = try Invocation(arguments, environment: environment)
+        let client = HTTPClient(base: invocation.server, token: invocation.token, caFile: invocation.caFile)
         switch command {
         case "press", "down", "up":
-            guard names.count == 1, let name = names.first else { throw Usage(message: "\(command) takes one button name") }
-            if command == "press", let hold {
-                // Held for real: the down now, the up `hold` ms later, so a long press fires
-                // live at its threshold (and handlers see it then, not all at once).
-                let down = try client.request("POST", "/api/v1/buttons/\(name)/down", json: "{}")
-                guard (200..<300).contains(down.status), case .array(let started)? = down.json["events"],
-                    case .int(let first)? = started.first?["seq"]
-                else { return report(down) }
-                usleep(useconds_t(min(hold, 3_600_000)) * 1000)
-                let up = try client.request("POST", "/api/v1/buttons/\(name)/up", json: "{}")
-                guard (200..<300).contains(up.status), case .array(let ended)? = up.json["events"],
-                    case .int(let last)? = ended.last?["seq"]
-                else { return report(up) }
-                // Everything the press made, the timers' events (long press, repeats) included.
-                let history = try client.get("/api/v1/events?button=\(name)&after=\(first - 1)&limit=1000")
-                guard case .array(let events)? = history.json["events"] else { return report(up) }
-                for event in events {
-                    guard case .int(let seq)? = event["seq"], seq <= last else { continue }
-                    print(String(decoding: JSONWriter.encode(event), as: UTF8.self))
-                }
-                return 0
+            guard invocation.names.count == 1, let name = invocation.names.first else {
+                throw Usage(message: "\(command) takes one button name")
             }
+            if command == "press", let hold = invocation.hold { return try press(name, holdingFor: hold, client) }
             return report(try client.request("POST", "/api/v1/buttons/\(name)/\(command)", json: "{}"))
         case "events":
-            guard names.isEmpty else { throw Usage(message: "events takes no names") }
-            if !follow {
-                let reply = try client.get("/api/v1/events" + (after.map { "?after=\($0)" } ?? ""))
-                guard reply.status == 200, case .array(let events)? = reply.json["events"] else { return report(reply) }
-                for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
-                return 0
-            }
-            let status = try client.follow("/api/v1/events/stream" + (after.map { "?after=\($0)" } ?? "")) { message in
-                guard message.event == nil, !message.comment else { return }  // registry changes are not events
-                writeAll(1, ((message.data + "\n").utf8))
-            }
-            return status == 200 ? 0 : fail("the server answered \(status)")
+            guard invocation.names.isEmpty else { throw Usage(message: "events takes no names") }
+            return try events(after: invocation.after, follow: invocation.follow, client)
         default:
             throw Usage(message: "unknown command '\(command)'")
         }
+    }
+
+    /// Held for real: the down now, the up `hold` ms later, so a long press fires live at its
+    /// threshold (and handlers see it then, not all at once). Prints everything the press
+    /// made, the timers' events (long press, repeats) included.
+    static func press(_ name: String, holdingFor hold: Int, _ client: HTTPClient) throws -> Int32 {
+        let down = try client.request("POST", "/api/v1/buttons/\(name)/down", json: "{}")
+        guard (200..<300).contains(down.status), case .array(let started)? = down.json["events"],
+            case .int(let first)? = started.first?["seq"]
+        else { return report(down) }
+        usleep(useconds_t(min(hold, 3_600_000)) * 1000)
+        let up = try client.request("POST", "/api/v1/buttons/\(name)/up", json: "{}")
+        guard (200..<300).contains(up.status), case .array(let ended)? = up.json["events"],
+            case .int(let last)? = ended.last?["seq"]
+        else { return report(up) }
+        let history = try client.get("/api/v1/events?button=\(name)&after=\(first - 1)&limit=1000")
+        guard case .array(let events)? = history.json["events"] else { return report(up) }
+        for event in events {
+            guard case .int(let seq)? = event["seq"], seq <= last else { continue }
+            print(String(decoding: JSONWriter.encode(event), as: UTF8.self))
+        }
+        return 0
+    }
+
+    /// The history as JSON lines; with `follow`, then every new event as it comes.
+    static func events(after: Int64?, follow: Bool, _ client: HTTPClient) throws -> Int32 {
+        let query = after.map { "?after=\($0)" } ?? ""
+        if !follow {
+            let reply = try client.get("/api/v1/events" + query)
+            guard reply.status == 200, case .array(let events)? = reply.json["events"] else { return report(reply) }
+            for event in events { print(String(decoding: JSONWriter.encode(event), as: UTF8.self)) }
+            return 0
+        }
+        let status = try client.follow("/api/v1/events/stream" + query) { message in
+            guard message.event == nil, !message.comment else { return }  // registry changes are not events
+            writeAll(1, ((message.data + "\n").utf8))
+        }
+        return status == 200 ? 0 : fail("the server answered \(status)")
     }
 
     /// Prints the events of a successful reply as JSON lines; the server's message otherwise.

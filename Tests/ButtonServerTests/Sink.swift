@@ -30,7 +30,10 @@ final class Sink: @unchecked Sendable {  // fields are set once in init
         try FileManager.default.createDirectory(atPath: dir + "/secrets", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: dir + "/log.jsonl", contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestServer.repositoryRoot + "/tests/support/webhook_sink.py", dir]
+        process.arguments = [
+            "python3", TestServer.repositoryRoot + "/tests/support/webhook_sink.py", "--log", dir + "/log.jsonl",
+            "--secret-file", dir + "/secret", "--secrets-dir", dir + "/secrets", "--release-dir", dir,
+        ]
         let out = Pipe()
         process.standardOutput = out
         try process.run()

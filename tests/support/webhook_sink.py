@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
-"""A real HTTP sink for the webhook tests. `webhook_sink.py DIR` prints its port on the first
-line of stdout, then appends one JSON line per request to DIR/log.jsonl: method, target (path
-and query as sent), path, n (how many times this path was hit), headers, body (base64), the
-arrival time, and which secrets verify its Standard Webhooks signature — computed here with
-Python's hmac, independently of buttond's OpenSSL code: `verified` for DIR/secret (null when
-there is none), `verifiedBy` for the files in DIR/secrets/ (named after handlers). Secrets
-are read at request time.
+"""A real HTTP sink for the webhook tests and the README. `webhook_sink.py --log FILE` prints
+its port on the first line of stdout, then appends one JSON line per request to FILE: method,
+target (path and query as sent), path, n (how many times this path was hit), headers, body
+(base64), the arrival time, and which secrets verify its Standard Webhooks signature —
+computed here with Python's hmac, independently of buttond's OpenSSL code: `verified` for the
+secret in --secret-file (null when there is none), `verifiedBy` for the files in --secrets-dir
+(named after handlers). Secrets are read at request time.
 
 Paths choose the answer: /fail-twice (500, 500, then 200 per path), /fail-first… (500 the
 first time that exact path is hit), /gone (410), /hang (sleeps 30 s), /redirect (302 to /ok),
 /busy (503 Retry-After: 1 once, then 200), /status/NNN (always NNN), /hold/NAME (waits until
-DIR/release-NAME exists, at most 120 s), anything else 200."""
-import base64, hashlib, hmac, json, os, sys, threading, time
+a file release-NAME exists in --release-dir, at most 120 s), anything else 200."""
+import argparse, base64, hashlib, hmac, json, os, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-root = sys.argv[1]
-log_path = os.path.join(root, "log.jsonl")
-secrets_dir = os.path.join(root, "secrets")
+parser = argparse.ArgumentParser()
+parser.add_argument("--log", required=True)
+parser.add_argument("--secret-file", default="")
+parser.add_argument("--secrets-dir", default="")
+parser.add_argument("--release-dir", default="")
+args = parser.parse_args()
+log_path = args.log
+secrets_dir = args.secrets_dir
 counts = {}
 lock = threading.Lock()
 
@@ -32,12 +37,12 @@ def verifies(secret, headers, body):
 
 
 def verified(headers, body):
-    path = os.path.join(root, "secret")
-    return verifies(open(path).read(), headers, body) if os.path.exists(path) else None
+    path = args.secret_file
+    return verifies(open(path).read(), headers, body) if path and os.path.exists(path) else None
 
 
 def verified_by(headers, body):
-    if not os.path.isdir(secrets_dir):
+    if not secrets_dir or not os.path.isdir(secrets_dir):
         return []
     return [name for name in sorted(os.listdir(secrets_dir))
             if verifies(open(os.path.join(secrets_dir, name)).read(), headers, body)]
@@ -78,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
         elif path.startswith("/status/"):
             status = int(path.split("/")[2])
         elif path.startswith("/hold/"):
-            release = os.path.join(root, "release-" + path.split("/")[2])
+            release = os.path.join(args.release_dir or ".", "release-" + path.split("/")[2])
             deadline = time.time() + 120
             while not os.path.exists(release) and time.time() < deadline:
                 time.sleep(0.02)
