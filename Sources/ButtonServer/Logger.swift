@@ -7,7 +7,14 @@ import Dispatch
 public struct Logger: Sendable {
     public enum Level: String, Sendable, CaseIterable, Comparable {
         case debug, info, warn, error
-        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+        private var rank: Int {
+            switch self {
+            case .debug: 0
+            case .info: 1
+            case .warn: 2
+            case .error: 3
+            }
+        }
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
     }
 
@@ -23,9 +30,13 @@ public struct Logger: Sendable {
         self.format = format
     }
 
-    /// `force` prints even below the level (the one-time generated-token announcement).
-    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String> = [:], force: Bool = false) {
+    /// `force` prints even below the level (the one-time generated-token announcement). The
+    /// fields are only made when the line is written.
+    public func log(
+        _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false
+    ) {
         guard level >= self.level || force else { return }
+        let fields = fields()
         let time = Timestamp.iso8601(milliseconds: Timestamp.now())
         var line: String
         switch format {

@@ -136,11 +136,15 @@ public final class WebhookSender {
         bd_curl_set_header_callback(handle) { data, size, count, context in
             let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
             let n = size * count
-            if let data {
-                let line = data.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
-                if line.lowercased().hasPrefix("retry-after:") {
-                    sink.retryAfter = RetryAfter.seconds(String(line.dropFirst(12)), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-                }
+            guard let data else { return n }
+            data.withMemoryRebound(to: UInt8.self, capacity: n) { start in
+                let line = UnsafeBufferPointer(start: start, count: n)
+                // Only Retry-After is read; other lines are not made into strings.
+                guard line.count > 12, line[11] == UInt8(ascii: ":"),
+                    zip(line.prefix(11), "retry-after".utf8).allSatisfy({ $0 | 0x20 == $1 })
+                else { return }
+                let value = String(decoding: line.dropFirst(12), as: UTF8.self)
+                sink.retryAfter = RetryAfter.seconds(value, nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
             }
             return n
         }
