@@ -3,7 +3,7 @@
 /// Validation of ranges is the server's job; the engine only guards against values that
 /// would make it misbehave (negative durations count as zero, `maxTaps` is kept in 1...5,
 /// `repeatMs <= 0` means no repeat).
-public struct ButtonConfig: Sendable, Equatable, Codable {
+public struct ButtonConfig: Sendable, Equatable {
     /// Push or toggle.
     public var kind: ButtonKind
     /// Held this long (or longer) is a long press.
@@ -31,26 +31,6 @@ public struct ButtonConfig: Sendable, Equatable, Codable {
         self.maxTaps = maxTaps
         self.repeatMs = repeatMs
         self.maxHoldMs = maxHoldMs
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case kind, longPressMs, multiTapMs, maxTaps, repeatMs, maxHoldMs
-    }
-
-    /// Decodes with the defaults for every missing key, so a stored or partial config
-    /// needs to name only what differs.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = ButtonConfig()
-        kind = try container.decodeIfPresent(ButtonKind.self, forKey: .kind) ?? defaults.kind
-        longPressMs =
-            try container.decodeIfPresent(Int64.self, forKey: .longPressMs) ?? defaults.longPressMs
-        multiTapMs =
-            try container.decodeIfPresent(Int64.self, forKey: .multiTapMs) ?? defaults.multiTapMs
-        maxTaps = try container.decodeIfPresent(Int.self, forKey: .maxTaps) ?? defaults.maxTaps
-        repeatMs = try container.decodeIfPresent(Int64.self, forKey: .repeatMs) ?? defaults.repeatMs
-        maxHoldMs =
-            try container.decodeIfPresent(Int64.self, forKey: .maxHoldMs) ?? defaults.maxHoldMs
     }
 }
 

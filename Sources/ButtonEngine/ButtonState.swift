@@ -1,5 +1,5 @@
 /// The part of a button's state that clients see (`state: {held, face, tapCount}`).
-public struct ButtonState: Sendable, Equatable, Codable {
+public struct ButtonState: Sendable, Equatable {
     /// A press is in progress.
     public var held: Bool
     /// A toggle's face, 0 or 1 (always 0 for a push button unless set).

@@ -1,7 +1,7 @@
 /// The type-specific payload of a control event: one flat shape so that every consumer
 /// (responses, stream, webhooks, scripts) reads the same fields. Nil fields are omitted
 /// when encoded.
-public struct EventData: Sendable, Equatable, Codable {
+public struct EventData: Sendable, Equatable {
     /// touch-up-*, long-press, long-press-end.
     public var durationMs: Int64?
     /// tap and the n-tap events.

@@ -1,5 +1,5 @@
 /// Every control event the engine (and the sheets) can emit, spelled as on the wire.
-public enum EventType: String, Sendable, Codable, CaseIterable {
+public enum EventType: String, Sendable, CaseIterable {
     case touchDown = "touch-down"
     case touchDragExit = "touch-drag-exit"
     case touchDragEnter = "touch-drag-enter"

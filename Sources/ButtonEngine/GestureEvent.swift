@@ -1,6 +1,6 @@
 /// A control event as the engine emits it: the server adds `id`, `seq`, `button`/`sheet`
 /// and `at` when it records it.
-public struct GestureEvent: Sendable, Equatable, Codable {
+public struct GestureEvent: Sendable, Equatable {
     public var type: EventType
     /// On the button's clock (ms), non-decreasing within one button.
     public var t: Int64

@@ -1,5 +1,5 @@
 /// The four raw touch inputs a client can send; everything else is derived by the engine.
-public enum InputKind: String, Sendable, Codable, CaseIterable {
+public enum InputKind: String, Sendable, CaseIterable {
     case down
     case move
     case up

@@ -125,12 +125,6 @@ extension ButtonStore {
         return deleted
     }
 
-    public func eventCount() throws(StoreError) -> Int {
-        try withReader { connection throws(StoreError) in
-            Int(try connection.statement("SELECT COUNT(*) FROM events").scalar() ?? 0)
-        }
-    }
-
     static func event(_ row: Statement) -> StoredEvent {
         StoredEvent(
             seq: row.int64(0), id: row.text(1), type: row.text(2), button: row.optionalText(3),

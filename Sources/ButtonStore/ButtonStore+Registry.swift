@@ -72,12 +72,6 @@ extension ButtonStore {
         }
     }
 
-    public func buttonCount() throws(StoreError) -> Int {
-        try withConnection { connection throws(StoreError) in
-            Int(try connection.statement("SELECT COUNT(*) FROM buttons").scalar() ?? 0)
-        }
-    }
-
     /// Every sheet, in insertion order.
     public func loadSheets() throws(StoreError) -> [StoredSheet] {
         try withConnection { connection throws(StoreError) in

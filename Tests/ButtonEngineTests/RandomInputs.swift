@@ -1,3 +1,4 @@
+import TestSupport
 import ButtonEngine
 
 /// Random configs and input steps for the randomized and replay tests: mostly plausible

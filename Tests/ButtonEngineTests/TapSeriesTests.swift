@@ -163,17 +163,13 @@ import Testing
         #expect(events.filter { $0.contains("-tap@") }.count == 1)
     }
 
-    @Test(arguments: 0...7)
-    func nTapEventType(count: Int) {
-        let expected: EventType =
-            switch count {
-            case ...1: .singleTap
-            case 2: .doubleTap
-            case 3: .tripleTap
-            case 4: .quadrupleTap
-            default: .quintupleTap
-            }
-        #expect(EventType.nTap(count) == expected)
+    /// A series of `count` taps ends with this event, spelled as on the wire.
+    @Test(arguments: [
+        (0, "single-tap"), (1, "single-tap"), (2, "double-tap"), (3, "triple-tap"), (4, "quadruple-tap"),
+        (5, "quintuple-tap"), (6, "quintuple-tap"), (7, "quintuple-tap"),
+    ])
+    func nTapEventType(count: Int, wire: String) {
+        #expect(EventType.nTap(count).rawValue == wire)
         #expect(EventType.nTap(count).isNTap)
     }
 

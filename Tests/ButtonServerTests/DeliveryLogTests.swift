@@ -341,7 +341,6 @@ struct DeliveryLogTests {
         // The attempt that was in flight ends afterwards: nothing comes back.
         sink.release("h")
         _ = try eventually(seconds: 60, { try Self.attemptsEnded(server, outcome: "ok") }, until: { $0 >= 4 })
-        usleep(300_000)
         #expect(try Self.list(server).isEmpty)
         #expect(try Self.outboxDepth(server) == 0)
         #expect(sink.received(path: "/hold/h").count == 1, "the dropped deliveries are never sent")

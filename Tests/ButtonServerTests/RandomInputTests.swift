@@ -2,6 +2,7 @@ import Foundation
 import ButtonStore
 import MicroHTTP
 import Testing
+import TestSupport
 
 @testable import ButtonServer
 @testable import Buttons
@@ -10,18 +11,6 @@ import Testing
 /// the router: every outcome must be a response or an error rendered below 500, never a crash.
 @Suite("Random input through parsing, validation and routing")
 struct RandomInputTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     static let seeds: [String] = [
         #"{"id": "door", "label": "Door", "kind": "toggle", "longPressMs": 500, "faces": [{"label": "a", "color": "teal"}, {"label": "b"}], "flip": {"transition": "curl-up", "curve": "linear", "durationMs": 200}, "order": 1, "group": "g"}"#,
         #"{"id": "s", "title": "T", "options": [{"id": "a", "label": "A", "destructive": true}], "cancelLabel": "No"}"#,
@@ -29,7 +18,7 @@ struct RandomInputTests {
         #"{"buttons": [{"id": "a"}], "sheets": [], "handlers": [{"button": "a", "on": ["tap"], "webhook": {"url": "http://127.0.0.1/"}}]}"#,
     ]
 
-    static func mutate(_ text: String, _ random: inout SplitMix) -> [UInt8] {
+    static func mutate(_ text: String, _ random: inout SplitMix64) -> [UInt8] {
         var bytes = Array(text.utf8)
         for _ in 0..<(1 + random.below(6)) {
             guard !bytes.isEmpty else { break }
@@ -49,7 +38,7 @@ struct RandomInputTests {
 
     @Test(arguments: 0..<8)
     func validationNeverCrashes(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         for round in 0..<2500 {
             let bytes = round % 5 == 0
                 ? (0..<random.below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -67,7 +56,7 @@ struct RandomInputTests {
     @Test func routerAnswersRandomRequests() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "a"}"#)
-        var random = SplitMix(state: 42)
+        var random = SplitMix64(seed: 42)
         let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
         let segments = ["api", "v1", "buttons", "a", "down", "up", "sheets", "handlers", "events", "stream", "%2e%2e", "..", "x", "input", "config"]
         for _ in 0..<300 {

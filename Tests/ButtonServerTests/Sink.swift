@@ -22,6 +22,8 @@ final class Sink: @unchecked Sendable {  // fields are set once in init
         var verified: Bool?
         /// Handler ids (given to `trust`) whose secret verifies the signature.
         var verifiedBy: [String]
+        /// When it arrived (Unix seconds).
+        var at: Double
         var json: JSONValue? { try? JSONParser.parse(body) }
     }
 
@@ -73,10 +75,16 @@ final class Sink: @unchecked Sendable {  // fields are set once in init
             else { return nil }
             var verified: Bool?
             if case .bool(let value)? = json["verified"] { verified = value }
+            var at = 0.0
+            switch json["at"] {
+            case .double(let value)?: at = value
+            case .int(let value)?: at = Double(value)
+            default: break
+            }
             return Received(
                 method: method, target: target, path: path, n: Int(n),
                 headers: headers.compactMapValues { $0.string }, body: [UInt8](Data(base64Encoded: body) ?? Data()),
-                verified: verified, verifiedBy: (json["verifiedBy"]?.array ?? []).compactMap { $0.string })
+                verified: verified, verifiedBy: (json["verifiedBy"]?.array ?? []).compactMap { $0.string }, at: at)
         }
     }
 

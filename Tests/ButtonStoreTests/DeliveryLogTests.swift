@@ -136,7 +136,7 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            #expect(try store.eventCount() == 400)
+            #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 400)
             #expect(try store.pendingDeliveries().count == 400)
         }
     }

@@ -13,7 +13,7 @@ import Testing
             try store.commit(events: [odd, empty], states: [], deliveries: [])
             #expect(try store.events(after: 0, limit: 10, button: nil) == [odd, empty])
             #expect(try store.lastSeq() == 2)
-            #expect(try store.eventCount() == 2)
+            #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 2)
         }
     }
 
@@ -58,7 +58,7 @@ import Testing
             #expect(throws: StoreError.self) {
                 try store.commit(events: [event(1)], states: [], deliveries: [deliveryRow(1), deliveryRow(1)])
             }
-            #expect(try store.eventCount() == 0)
+            #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 0)
             #expect(try store.pendingDeliveries().count == 0)
         }
     }
@@ -83,15 +83,33 @@ import Testing
         }
     }
 
+    /// The stream's replay of the newest events (no cursor): the last `limit`, oldest first,
+    /// of one button or sheet when named.
+    @Test func latestEventsAreTheNewestOldestFirst() throws {
+        try withStore { store, _ throws in
+            let events = (1...10).map { seq in
+                seq % 3 == 0 ? event(Int64(seq), button: nil, sheet: "menu", type: "select") : event(Int64(seq), button: "door")
+            }
+            try store.commit(events: events, states: [], deliveries: [])
+            #expect(try store.latestEvents(limit: 3, button: nil).map(\.seq) == [8, 9, 10])
+            #expect(try store.latestEvents(limit: 3, button: "door").map(\.seq) == [7, 8, 10])
+            #expect(try store.latestEvents(limit: 2, button: "menu").map(\.seq) == [6, 9])
+            #expect(try store.latestEvents(limit: 100, button: nil).map(\.seq) == Array(1...10))
+            #expect(try store.latestEvents(limit: 0, button: nil).isEmpty)
+            #expect(try store.latestEvents(limit: 5, button: "nobody").isEmpty)
+            #expect(try store.latestEvents(limit: 1, button: "door").first == events[9])
+        }
+    }
+
     @Test func trimKeepsTheNewestAndSeqNeverGoesBack() throws {
         try withStore { store, directory throws in
             try store.commit(events: (1...10).map { event($0) }, states: [], deliveries: [])
             #expect(try store.trimEvents(keep: 20) == 0)
             #expect(try store.trimEvents(keep: 3) == 7)
             #expect(try store.events(after: 0, limit: 100, button: nil).map(\.seq) == [8, 9, 10])
-            #expect(try store.eventCount() == 3)
+            #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 3)
             #expect(try store.trimEvents(keep: 0) == 3)
-            #expect(try store.eventCount() == 0)
+            #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 0)
             #expect(try store.lastSeq() == 10)
             store.close()
             let reopened = try ButtonStore(directory: directory)

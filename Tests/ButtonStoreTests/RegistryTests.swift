@@ -14,7 +14,7 @@ import Testing
                     StoredButton(id: "a", config: #"{"n":2}"#, position: 1),
                     StoredButton(id: "", config: "", position: 2),
                 ])
-            #expect(try store.buttonCount() == 3)
+            #expect(try store.loadButtons().count == 3)
         }
     }
 
@@ -50,7 +50,7 @@ import Testing
             #expect(try store.delivery(id: 1) == nil)
             #expect(try store.delivery(id: 10) == nil)  // the finished log goes with its handler
             #expect(try store.pendingDeliveries().count == 1)
-            #expect(try store.eventCount() == 1)
+            #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 1)
         }
     }
 

@@ -97,12 +97,7 @@ def start_server(*extra: str, name: str = "server") -> Server:
 
 
 def stop_server(srv: Server) -> None:
-    srv.proc.terminate()
-    try:
-        srv.proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.proc.kill()
-        srv.proc.wait()
+    buttond_process.stop(srv.proc, timeout=10)
     log, data_dir = srv._cleanup
     log.close()
     shutil.rmtree(data_dir, ignore_errors=True)

@@ -177,14 +177,7 @@ def start_server(name: str, *extra: str) -> Server:
 
 
 def stop_server(srv: Server) -> None:
-    crashed = srv.proc.poll()
-    if crashed is None:
-        srv.proc.terminate()
-        try:
-            srv.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            srv.proc.kill()
-            srv.proc.wait()
+    buttond_process.stop(srv.proc)
     srv._log_file.close()
     shutil.rmtree(srv.data_dir, ignore_errors=True)
 

@@ -35,3 +35,15 @@ def launch(data_dir: str, log, *extra: str, env: dict | None = None, cwd: str | 
             return proc, match.group(1)
         time.sleep(0.05)
     return proc, None
+
+
+def stop(proc: subprocess.Popen, timeout: float = 15) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

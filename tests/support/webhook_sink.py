@@ -9,7 +9,7 @@ secret in --secret-file (null when there is none), `verifiedBy` for the files in
 
 Paths choose the answer: /fail-twice (500, 500, then 200 per path), /fail-first… (500 the
 first time that exact path is hit), /gone (410), /hang (sleeps 30 s), /redirect (302 to /ok),
-/busy (503 Retry-After: 1 once, then 200), /status/NNN (always NNN), /hold/NAME (waits until
+/busy (503 Retry-After: 1 once, then 200), /busy/N (503 Retry-After: N once), /status/NNN (always NNN), /hold/NAME (waits until
 a file release-NAME exists in --release-dir, at most 120 s), anything else 200."""
 import argparse, base64, hashlib, hmac, json, os, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,6 +80,8 @@ class Handler(BaseHTTPRequestHandler):
             status, extra = 302, {"Location": "/ok"}
         elif path == "/busy" and n == 1:
             status, extra = 503, {"Retry-After": "1"}
+        elif path.startswith("/busy/") and n == 1:
+            status, extra = 503, {"Retry-After": path.split("/")[2]}
         elif path.startswith("/status/"):
             status = int(path.split("/")[2])
         elif path.startswith("/hold/"):

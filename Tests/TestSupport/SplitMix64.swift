@@ -1,12 +1,12 @@
 /// A tiny seeded generator, so randomized tests are reproducible from their seed.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,7 +15,10 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// True with probability `percent`/100.
-    mutating func chance(_ percent: Int) -> Bool {
+    public mutating func chance(_ percent: Int) -> Bool {
         Int.random(in: 0..<100, using: &self) < percent
     }
+
+    /// A number in 0..<n.
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
