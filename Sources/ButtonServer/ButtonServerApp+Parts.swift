@@ -1,6 +1,8 @@
 import ButtonStore
 import Buttons
 import Delivery
+import FoundationEssentials
+import JSON
 import MicroHTTP
 import ThreadSupport
 
@@ -81,6 +83,58 @@ extension ButtonServerApp {
                     "method": record.method, "path": record.path, "route": record.route, "status": String(record.status),
                     "duration_ms": "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())", "remote": record.remoteAddress,
                 ])
+        }
+    }
+
+    /// What a handler's `{label}` reads for an event's button or sheet.
+    static func labels(in registry: Registry) -> @Sendable (ControlEvent.Source) -> String? {
+        { source in
+            switch source {
+            case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.label } }
+            case .sheet(let id): (try? registry.sheet(id)).map { slot in slot.locked { slot.definition.title } }
+            }
+        }
+    }
+
+    /// What is on disk into memory (unfinished deliveries, handlers, buttons and sheets with
+    /// their state), then the `--config` file's registry on top.
+    static func load(
+        _ options: ServeOptions, registry: Registry, handlers: HandlerRegistry, dispatcher: Dispatcher, sequencer: Sequencer
+    ) throws(StartError) {
+        do {
+            try dispatcher.load()
+            try handlers.load()
+            try sequencer.load()
+            if let file = options.configFile {
+                let text = try String(contentsOfFile: file, encoding: .utf8)
+                let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
+                try config.seed(registry: registry, handlers: handlers)
+            }
+        } catch let error as HTTPError {
+            throw StartError(description: "invalid --config \(options.configFile ?? ""): \(error.message)")
+        } catch {
+            throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
+        }
+    }
+
+    /// On the broker, with `--mqtt-url`.
+    static func mqttBridge(
+        _ options: ServeOptions, registry: Registry, dispatcher: Dispatcher, logger: Logger
+    ) throws(StartError) -> MQTTBridge? {
+        guard options.mqttURL != nil else { return nil }
+        do {
+            return try MQTTBridge(options: options, registry: registry, dispatcher: dispatcher, logger: logger)
+        } catch {
+            throw StartError(description: "--mqtt-url: \(error.description)")
+        }
+    }
+
+    /// The tokens (made and kept in the data directory when needed).
+    static func auth(_ options: ServeOptions, logger: Logger) throws(StartError) -> Auth {
+        do {
+            return try Auth.resolve(options: options, logger: logger)
+        } catch {
+            throw StartError(description: "\(error)")
         }
     }
 }

@@ -66,12 +66,7 @@ public final class ButtonServerApp: Sendable {
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
                 everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
-                label: { source in
-                    switch source {
-                    case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.label } }
-                    case .sheet(let id): (try? registry.sheet(id)).map { slot in slot.locked { slot.definition.title } }
-                    }
-                })
+                label: Self.labels(in: registry))
             self.handlers = handlers
             disabling.withLock { $0 = handlers }
             log = try EventLog(store: store, retention: options.retention)
@@ -83,46 +78,17 @@ public final class ButtonServerApp: Sendable {
         self.views = views
         announcing.withLock { $0 = views }
         registry.onChange { change in views.announce(change) }
-        if options.mqttURL != nil {
-            do {
-                mqtt = try MQTTBridge(options: options, registry: registry, dispatcher: dispatcher, logger: logger)
-            } catch {
-                throw StartError(description: "--mqtt-url: \(error.description)")
-            }
-        } else {
-            mqtt = nil
-        }
+        mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
             observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue,
             maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
         streams = StreamHub(maxStreams: options.http.maxStreams)
-        do {
-            try dispatcher.load()
-            try handlers.load()
-            try sequencer.load()
-            if let file = options.configFile {
-                let text = try String(contentsOfFile: file, encoding: .utf8)
-                let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
-                try config.seed(registry: registry, handlers: handlers)
-            }
-        } catch let error as HTTPError {
-            throw StartError(description: "invalid --config \(options.configFile ?? ""): \(error.message)")
-        } catch {
-            throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
-        }
-        let auth: Auth
-        do {
-            auth = try Auth.resolve(options: options, logger: logger)
-        } catch {
-            throw StartError(description: "\(error)")
-        }
-        let api = API(
-            options: options, auth: auth, registry: registry, sequencer: sequencer, log: log, publisher: publisher,
+        try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)
+        let api = try API(
+            options: options, auth: Self.auth(options, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
             handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, views: views, streams: streams,
             metrics: metrics)
-        let logger = self.logger
-        let metrics = self.metrics
         let router = api.makeRouter()
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info

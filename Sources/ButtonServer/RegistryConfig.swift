@@ -51,26 +51,8 @@ struct RegistryConfig {
         guard sheetOptions.count == config.sheets.count else { throw ButtonsError.invalid("sheets", "sheet ids must be unique") }
         for (i, item) in (try fields.array("handlers") ?? []).enumerated() {
             do throws(ButtonsError) {
-                var owner: Handler.Owner
-                var context = Handler.Context(scriptsDir: scriptsDir, envelope: true)
-                if case .string(let id)? = item["button"] {
-                    guard buttonIDs.contains(id) else { throw ButtonsError.invalid("button", "no button '\(id)' in this config") }
-                    owner = .button(id)
-                } else if case .string(let id)? = item["sheet"] {
-                    guard let options = sheetOptions[id] else { throw ButtonsError.invalid("sheet", "no sheet '\(id)' in this config") }
-                    owner = .sheet(id)
-                    context.sheetOptions = options
-                } else {
-                    throw ButtonsError.invalid("button", "a handler names its button or sheet")
-                }
-                var handler = try Handler.create(from: item, owner: owner, context: context)
-                if case .string(let id)? = item["id"] {
-                    guard id.hasPrefix("hdl_"), Names.isValid(String(id.dropFirst(4))) else {
-                        throw ButtonsError.invalid("id", "a handler id looks like hdl_abc123")
-                    }
-                    handler.id = id
-                }
-                config.handlers.append(handler)
+                config.handlers.append(
+                    try handler(item, scriptsDir: scriptsDir, buttons: buttonIDs, sheetOptions: sheetOptions))
             } catch {
                 throw Self.prefixed(error, "handlers[\(i)]")
             }
@@ -82,6 +64,32 @@ struct RegistryConfig {
         }
         try fields.finish()
         return config
+    }
+
+    /// One handler of the config, whose owner must be in the same config.
+    private static func handler(
+        _ item: JSONValue, scriptsDir: String?, buttons: Set<String>, sheetOptions: [String: [String]]
+    ) throws(ButtonsError) -> Handler {
+        var owner: Handler.Owner
+        var context = Handler.Context(scriptsDir: scriptsDir, envelope: true)
+        if case .string(let id)? = item["button"] {
+            guard buttons.contains(id) else { throw ButtonsError.invalid("button", "no button '\(id)' in this config") }
+            owner = .button(id)
+        } else if case .string(let id)? = item["sheet"] {
+            guard let options = sheetOptions[id] else { throw ButtonsError.invalid("sheet", "no sheet '\(id)' in this config") }
+            owner = .sheet(id)
+            context.sheetOptions = options
+        } else {
+            throw ButtonsError.invalid("button", "a handler names its button or sheet")
+        }
+        var handler = try Handler.create(from: item, owner: owner, context: context)
+        if case .string(let id)? = item["id"] {
+            guard id.hasPrefix("hdl_"), Names.isValid(String(id.dropFirst(4))) else {
+                throw ButtonsError.invalid("id", "a handler id looks like hdl_abc123")
+            }
+            handler.id = id
+        }
+        return handler
     }
 
     private static func prefixed(_ error: ButtonsError, _ prefix: String) -> ButtonsError {

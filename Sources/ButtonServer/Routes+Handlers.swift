@@ -122,6 +122,26 @@ extension API {
         addDeliveryRoutes(to: &router)
     }
 
+    /// `?status=` and `?before=` of the delivery log.
+    static func logFilter(_ request: Request) throws(ButtonsError) -> (status: DeliveryStatus?, before: Int64?) {
+        var status: DeliveryStatus?
+        if let name = request.query["status"] {
+            guard let known = DeliveryStatus(name: name) else {
+                let names = DeliveryStatus.allCases.map(\.name).sorted().joined(separator: ", ")
+                throw ButtonsError.invalid("status", "status must be one of \(names)")
+            }
+            status = known
+        }
+        var before: Int64?
+        if let cursor = request.query["before"] {
+            guard let id = DeliveryRow.id(publicID: cursor) else {
+                throw ButtonsError.invalid("before", "before must be a delivery id (dlv_…)")
+            }
+            before = id
+        }
+        return (status, before)
+    }
+
     /// The delivery log: newest first, read beside the writer (unfinished ones from memory).
     func addDeliveryRoutes(to router: inout Router) {
         let api = self
@@ -130,21 +150,7 @@ extension API {
         let clock = sequencer.clock
         router.get("/api/v1/deliveries") { request in
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
-            var status: DeliveryStatus?
-            if let name = request.query["status"] {
-                guard let known = DeliveryStatus(name: name) else {
-                    let names = DeliveryStatus.allCases.map(\.name).sorted().joined(separator: ", ")
-                    throw ButtonsError.invalid("status", "status must be one of \(names)")
-                }
-                status = known
-            }
-            var before: Int64?
-            if let cursor = request.query["before"] {
-                guard let id = DeliveryRow.id(publicID: cursor) else {
-                    throw ButtonsError.invalid("before", "before must be a delivery id (dlv_…)")
-                }
-                before = id
-            }
+            let (status, before) = try Self.logFilter(request)
             let handler = request.query["handler"]
             let rows: [DeliveryRow]
             switch status {

@@ -130,16 +130,9 @@ final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is r
         socket = .allocate(capacity: 1)
         socket.initialize(to: -1)
 
-        var headers = given
-        let names = Set(given.keys.map { $0.lowercased() })
-        if let token = client.token, !names.contains("authorization") { headers["Authorization"] = "Bearer \(token)" }
-        if body != nil, !names.contains("content-type") { headers["Content-Type"] = "application/json" }
-        if !names.contains("expect") { headers["Expect"] = "" }
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            // "Name:" would remove curl's own header of that name; "Name;" sends it empty.
-            requestHeaders = curl_slist_append(requestHeaders, value.isEmpty && name != "Expect" ? "\(name);" : "\(name): \(value)")
+        for line in Self.headerLines(given, token: client.token, hasBody: body != nil) {
+            requestHeaders = curl_slist_append(requestHeaders, line)
         }
-
         bd_curl_set_string(handle, CURLOPT_URL, base + path)
         bd_curl_set_long(handle, CURLOPT_PATH_AS_IS, 1)
         if method == "HEAD" {
@@ -161,6 +154,25 @@ final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is r
         if let requestBody {
             bd_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, requestBody.count)
         }
+        receive()
+    }
+
+    /// The request's header lines: the caller's, then the token, a JSON content type for a
+    /// body, and no `Expect: 100-continue` unless asked for.
+    static func headerLines(_ given: [String: String], token: String?, hasBody: Bool) -> [String] {
+        var headers = given
+        let names = Set(given.keys.map { $0.lowercased() })
+        if let token, !names.contains("authorization") { headers["Authorization"] = "Bearer \(token)" }
+        if hasBody, !names.contains("content-type") { headers["Content-Type"] = "application/json" }
+        if !names.contains("expect") { headers["Expect"] = "" }
+        return headers.sorted(by: { $0.key < $1.key }).map { name, value in
+            // "Name:" would remove curl's own header of that name; "Name;" sends it empty.
+            value.isEmpty && name != "Expect" ? "\(name);" : "\(name): \(value)"
+        }
+    }
+
+    /// The answer's head and body come to this transfer.
+    private func receive() {
         let context = Unmanaged.passUnretained(self).toOpaque()
         bd_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
         bd_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)

@@ -82,32 +82,32 @@ public final class HTTPServer: Sendable {
         for handle in done { MHD_stop_daemon(handle.pointer) }
     }
 
-    private func startDaemon(listenFD: Int32, tls: ServerConfiguration.TLSCredentials?) throws -> OpaquePointer {
+    /// The address to listen on, from the configured host (an IP literal) and port.
+    private func listenAddress() throws -> (storage: sockaddr_storage, ipv6: Bool) {
         var storage = sockaddr_storage()
-        let ipv6: Bool
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
         let port = UInt16(clamping: configuration.port)
-        if host.contains(":") {
-            ipv6 = true
-            try withUnsafeMutableBytes(of: &storage) { raw in
+        let ipv6 = host.contains(":")
+        let parsed = withUnsafeMutableBytes(of: &storage) { raw in
+            if ipv6 {
                 let addr = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
                 addr.pointee.sin6_family = sa_family_t(AF_INET6)
                 addr.pointee.sin6_port = port.bigEndian
-                guard inet_pton(AF_INET6, host, &addr.pointee.sin6_addr) == 1 else {
-                    throw StartError(description: "not an IP address: \(configuration.host)")
-                }
+                return inet_pton(AF_INET6, host, &addr.pointee.sin6_addr) == 1
             }
-        } else {
-            ipv6 = false
-            try withUnsafeMutableBytes(of: &storage) { raw in
-                let addr = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-                addr.pointee.sin_family = sa_family_t(AF_INET)
-                addr.pointee.sin_port = port.bigEndian
-                guard inet_pton(AF_INET, host, &addr.pointee.sin_addr) == 1 else {
-                    throw StartError(description: "not an IPv4/IPv6 address: \(configuration.host)")
-                }
-            }
+            let addr = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+            addr.pointee.sin_family = sa_family_t(AF_INET)
+            addr.pointee.sin_port = port.bigEndian
+            return inet_pton(AF_INET, host, &addr.pointee.sin_addr) == 1
         }
+        guard parsed else {
+            throw StartError(description: "not an \(ipv6 ? "IP" : "IPv4/IPv6") address: \(configuration.host)")
+        }
+        return (storage, ipv6)
+    }
+
+    private func startDaemon(listenFD: Int32, tls: ServerConfiguration.TLSCredentials?) throws -> OpaquePointer {
+        var (storage, ipv6) = try listenAddress()
         // libmicrohttpd reads the PEM text while it starts (GnuTLS keeps its own copy).
         let cert = tls.map { strdup($0.certificatePEM) } ?? nil
         let key = tls.map { strdup($0.keyPEM) } ?? nil
