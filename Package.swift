@@ -61,7 +61,7 @@ let package = Package(
             plugins: ["EmbedDocument"]
         ),
         // docs/openapi.json, embedded in ButtonServer at build time.
-        .executableTarget(name: "embed-document", path: "Tools/embed-document", swiftSettings: strict),
+        .executableTarget(name: "embed-document", dependencies: ["Platform"], path: "Tools/embed-document", swiftSettings: strict),
         .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
         .target(
             name: "ButtondCLI",

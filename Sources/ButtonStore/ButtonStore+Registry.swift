@@ -97,6 +97,51 @@ extension ButtonStore {
         try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: Handler.Owner.sheet(id).stored)
     }
 
+    /// The statements that replace one table of the registry (buttons or sheets).
+    private struct TableSQL {
+        var select: StaticString
+        var delete: StaticString
+        /// Insert (id, position, config); on conflict, update config and position only.
+        var upsert: StaticString
+    }
+
+    private static let buttonSQL = TableSQL(
+        select: "SELECT id FROM buttons", delete: "DELETE FROM buttons WHERE id = ?1",
+        upsert: """
+            INSERT INTO buttons (id, position, config, face, clock, held) VALUES (?1, ?2, ?3, 0, NULL, 0)
+            ON CONFLICT (id) DO UPDATE SET config = excluded.config, position = excluded.position
+            """)
+    private static let sheetSQL = TableSQL(
+        select: "SELECT id FROM sheets", delete: "DELETE FROM sheets WHERE id = ?1",
+        upsert: """
+            INSERT INTO sheets (id, position, config) VALUES (?1, ?2, ?3)
+            ON CONFLICT (id) DO UPDATE SET config = excluded.config, position = excluded.position
+            """)
+
+    /// Makes a table (buttons or sheets) hold exactly `rows`, in their order: the others are
+    /// deleted (`dropping` first clears what hangs off them), listed ones take their config and
+    /// position and keep the rest.
+    private static func replace(
+        _ sql: TableSQL, with rows: [(id: String, config: String)], in connection: Connection,
+        dropping: (String) throws(StoreError) -> Void, added: (String) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let kept = Set(rows.map(\.id))
+        for id in try ids(connection.statement(sql.select)) where !kept.contains(id) {
+            try dropping(id)
+            let delete = try connection.statement(sql.delete)
+            delete.bind(id, at: 1)
+            try delete.run()
+        }
+        let upsert = try connection.statement(sql.upsert)
+        for (position, row) in rows.enumerated() {
+            upsert.bind(row.id, at: 1)
+            upsert.bind(position, at: 2)
+            upsert.bind(row.config, at: 3)
+            try upsert.run()
+            try added(row.id)
+        }
+    }
+
     /// Replaces the whole registry (config import) in one transaction.
     ///
     /// Buttons and sheets not listed are deleted with their handlers; listed ones take the
@@ -109,44 +154,17 @@ extension ButtonStore {
     ) throws(StoreError) {
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
-                let keptButtons = Set(buttons.map(\.id))
-                for id in try Self.ids(connection.statement("SELECT id FROM buttons")) where !keptButtons.contains(id) {
-                    try Self.deleteHandlers(owner: Handler.Owner.button(id).stored, in: connection)
-                    try Self.deleteState(id: id, in: connection)
-                    let delete = try connection.statement("DELETE FROM buttons WHERE id = ?1")
-                    delete.bind(id, at: 1)
-                    try delete.run()
-                }
-                let keptSheets = Set(sheets.map(\.id))
-                for id in try Self.ids(connection.statement("SELECT id FROM sheets")) where !keptSheets.contains(id) {
-                    try Self.deleteHandlers(owner: Handler.Owner.sheet(id).stored, in: connection)
-                    let delete = try connection.statement("DELETE FROM sheets WHERE id = ?1")
-                    delete.bind(id, at: 1)
-                    try delete.run()
-                }
-                let putButton = try connection.statement(
-                    """
-                    INSERT INTO buttons (id, position, config, face, clock, held) VALUES (?1, ?2, ?3, 0, NULL, 0)
-                    ON CONFLICT (id) DO UPDATE SET config = excluded.config, position = excluded.position
-                    """)
-                for (position, button) in buttons.enumerated() {
-                    putButton.bind(button.id, at: 1)
-                    putButton.bind(position, at: 2)
-                    putButton.bind(button.config, at: 3)
-                    try putButton.run()
-                    try Self.addState(id: button.id, in: connection)
-                }
-                let putSheet = try connection.statement(
-                    """
-                    INSERT INTO sheets (id, position, config) VALUES (?1, ?2, ?3)
-                    ON CONFLICT (id) DO UPDATE SET config = excluded.config, position = excluded.position
-                    """)
-                for (position, sheet) in sheets.enumerated() {
-                    putSheet.bind(sheet.id, at: 1)
-                    putSheet.bind(position, at: 2)
-                    putSheet.bind(sheet.config, at: 3)
-                    try putSheet.run()
-                }
+                try Self.replace(
+                    Self.buttonSQL, with: buttons, in: connection,
+                    dropping: { id throws(StoreError) in
+                        try Self.deleteHandlers(owner: Handler.Owner.button(id).stored, in: connection)
+                        try Self.deleteState(id: id, in: connection)
+                    },
+                    added: { id throws(StoreError) in try Self.addState(id: id, in: connection) })
+                try Self.replace(
+                    Self.sheetSQL, with: sheets, in: connection,
+                    dropping: { id throws(StoreError) in try Self.deleteHandlers(owner: Handler.Owner.sheet(id).stored, in: connection) },
+                    added: { _ in })
                 guard let handlers else { return }
                 let keptHandlers = Set(handlers.map(\.handler.id))
                 for id in try Self.ids(connection.statement("SELECT id FROM handlers"))

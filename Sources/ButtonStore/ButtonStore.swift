@@ -1,11 +1,7 @@
 import ThreadSupport
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import Platform
 
 /// The one SQLite database of a buttond data directory.
 ///
@@ -48,7 +44,7 @@ public final class ButtonStore: Sendable {
             checkpointer = try Checkpointer(path: path)
             self.connection = Locked(connection)
         } catch {
-            Glibc.close(lockFile)
+            Platform.close(lockFile)
             throw error
         }
         self.path = path
@@ -67,7 +63,7 @@ public final class ButtonStore: Sendable {
         }
         checkpointer.stop()
         writer.close()
-        Glibc.close(lockFile)
+        Platform.close(lockFile)
     }
 
     /// The database's `PRAGMA user_version`.

@@ -1,4 +1,4 @@
-import Glibc
+import Platform
 
 // embed-document INPUT OUTPUT NAME: writes a Swift file declaring `enum NAME` whose
 // `static let json: String` is INPUT's text, as a raw string literal. Run by the
