@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <unistd.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic: Swift calls these typed wrappers. */
 static inline CURLcode bd_curl_set_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -60,19 +62,52 @@ static inline CURLcode bd_curl_guard_sockets(CURL *h, struct bd_socket_guard *gu
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, guard);
 }
-/* CURLOPT_SOCKOPTFUNCTION that writes the connection's socket to *slot, so another thread
-   can shut the connection down (a client leaving an event stream). */
-static inline int bd_remember_socket(void *slot, curl_socket_t fd, curlsocktype purpose) {
+/* A connection's socket, shared with other threads so one of them can shut the connection
+   down (a client leaving an event stream). libcurl's open and close of the socket and the
+   shutdown all take `lock`, so a shutdown never reaches a descriptor libcurl has closed and
+   the process has since reused (a server's listening socket, in a test process). */
+struct bd_socket_slot {
+    pthread_mutex_t lock;
+    int fd;
+};
+
+static inline void bd_socket_slot_init(struct bd_socket_slot *slot) {
+    pthread_mutex_init(&slot->lock, NULL);
+    slot->fd = -1;
+}
+
+static inline void bd_socket_slot_destroy(struct bd_socket_slot *slot) { pthread_mutex_destroy(&slot->lock); }
+
+static inline int bd_remember_socket(void *context, curl_socket_t fd, curlsocktype purpose) {
     (void)purpose;
-    __atomic_store_n((int *)slot, (int)fd, __ATOMIC_RELEASE);
+    struct bd_socket_slot *slot = context;
+    pthread_mutex_lock(&slot->lock);
+    slot->fd = (int)fd;
+    pthread_mutex_unlock(&slot->lock);
     return CURL_SOCKOPT_OK;
 }
 
-static inline CURLcode bd_curl_remember_socket(CURL *h, int *slot) {
-    CURLcode code = curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, bd_remember_socket);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, slot);
+static inline int bd_forget_socket(void *context, curl_socket_t fd) {
+    struct bd_socket_slot *slot = context;
+    pthread_mutex_lock(&slot->lock);
+    if (slot->fd == (int)fd) slot->fd = -1;
+    int result = close(fd);
+    pthread_mutex_unlock(&slot->lock);
+    return result;
 }
 
-static inline int bd_remembered_socket(int *slot) { return __atomic_load_n(slot, __ATOMIC_ACQUIRE); }
+static inline CURLcode bd_curl_remember_socket(CURL *h, struct bd_socket_slot *slot) {
+    CURLcode code = curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, bd_remember_socket);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, slot);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, bd_forget_socket);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, slot);
+    return code;
+}
+
+/* Shuts the connection down if it is still open. */
+static inline void bd_socket_slot_shutdown(struct bd_socket_slot *slot) {
+    pthread_mutex_lock(&slot->lock);
+    if (slot->fd >= 0) shutdown(slot->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&slot->lock);
+}
 #endif

@@ -106,8 +106,8 @@ final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is r
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private let requestBody: [UInt8]?
     private let errors: UnsafeMutablePointer<CChar>
-    /// The connection's descriptor once connected (-1 before).
-    let socket: UnsafeMutablePointer<Int32>
+    /// The connection's descriptor while libcurl has it open (-1 before and after).
+    let socket: UnsafeMutablePointer<bd_socket_slot>
     let base: String
 
     private(set) var status = 0
@@ -128,7 +128,7 @@ final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is r
         errors = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errors.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         socket = .allocate(capacity: 1)
-        socket.initialize(to: -1)
+        bd_socket_slot_init(socket)
 
         for line in Self.headerLines(given, token: client.token, hasBody: body != nil) {
             requestHeaders = curl_slist_append(requestHeaders, line)
@@ -197,6 +197,7 @@ final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is r
         curl_easy_cleanup(handle)
         curl_slist_free_all(requestHeaders)
         errors.deallocate()
+        bd_socket_slot_destroy(socket)
         socket.deallocate()
     }
 

@@ -75,8 +75,7 @@ public final class StreamReader: Sendable {
     public func close() { Self.hangUp(transfer) }
 
     private static func hangUp(_ transfer: Transfer) {
-        let fd = bd_remembered_socket(transfer.socket)
-        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        bd_socket_slot_shutdown(transfer.socket)
     }
 
     /// The next block (a message or a comment); throws when the stream ends or nothing comes
