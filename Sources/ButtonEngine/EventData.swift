@@ -43,3 +43,25 @@ public struct EventData: Sendable, Equatable {
         self.pointer = pointer
     }
 }
+
+extension EventData {
+    /// What an event of `type` carries when nothing real happened: a handler's test event
+    /// has the fields a receiver of that type reads (a tap its `tapCount`, a toggle its faces),
+    /// with made-up values.
+    public static func sample(for type: EventType, option: String? = nil) -> EventData {
+        switch type {
+        case .touchUpInside, .touchUpOutside, .longPressEnd: EventData(durationMs: 100)
+        case .longPress: EventData(durationMs: 500)
+        case .repeat: EventData(repeat: 1)
+        case .tap: EventData(tapCount: 1)
+        case .singleTap: EventData(tapCount: 1)
+        case .doubleTap: EventData(tapCount: 2)
+        case .tripleTap: EventData(tapCount: 3)
+        case .quadrupleTap: EventData(tapCount: 4)
+        case .quintupleTap: EventData(tapCount: 5)
+        case .toggle: EventData(face: 1, previousFace: 0)
+        case .select: EventData(option: option)
+        case .touchDown, .touchDragExit, .touchDragEnter, .touchCancel, .sheetOpen, .sheetCancel: EventData()
+        }
+    }
+}

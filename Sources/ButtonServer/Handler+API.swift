@@ -80,9 +80,18 @@ extension Handler {
     /// PATCH: `on`, `option`, `enabled`, and members of `webhook` or `script`.
     mutating func patch(with json: JSONValue, context: Context) throws(ButtonsError) {
         var fields = try Fields(json)
-        fields.ignore("id")
-        fields.ignore("button")
-        fields.ignore("sheet")
+        // What GET shows may be sent back; changing it is refused (a new handler is made instead).
+        let ownerField: (String, String) =
+            switch owner {
+            case .button(let button): ("button", button)
+            case .sheet(let sheet): ("sheet", sheet)
+            }
+        for (key, now) in [("id", id), ownerField] {
+            if let value = try fields.string(key, maxLength: 256), value != now {
+                throw ButtonsError.invalid(key, "a handler's \(key) cannot change (it is '\(now)'); create a new handler instead")
+            }
+        }
+        fields.ignore(ownerField.0 == "button" ? "sheet" : "button")
         if var w = try fields.object("webhook") {
             guard case .webhook(var hook) = action else { throw ButtonsError.invalid("webhook", "this handler runs a script; create a new handler for a webhook") }
             if let url = try w.string("url", maxLength: 100_000) {
@@ -288,12 +297,16 @@ extension Handler {
         return url[...question] + query.joined(separator: "&") + rest[fragmentStart...]
     }
 
-    /// Whether the webhook's body template or a header value holds `{label}` (only then does
-    /// a delivery look the label up).
+    /// Whether a script argument, the webhook's body template or a header value holds
+    /// `{label}` (only then does a delivery look the label up).
     var usesLabel: Bool {
-        guard case .webhook(let hook) = action else { return false }
-        let body = hook.body.map { String(decoding: JSONWriter.encode($0), as: UTF8.self) } ?? ""
-        return body.contains("{label}") || hook.headers.values.contains { $0.contains("{label}") }
+        switch action {
+        case .script(let script):
+            return script.args.contains("{label}")
+        case .webhook(let hook):
+            let body = hook.body.map { String(decoding: JSONWriter.encode($0), as: UTF8.self) } ?? ""
+            return body.contains("{label}") || hook.headers.values.contains { $0.contains("{label}") }
+        }
     }
 
     func matches(_ event: ControlEvent) -> Bool {

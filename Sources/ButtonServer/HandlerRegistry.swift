@@ -39,7 +39,7 @@ final class HandlerRegistry: DeliveryRules {
         }
 
         static func shaping(_ handler: Handler) -> (usesLabel: Bool, template: WebhookTemplate?) {
-            guard case .webhook(let hook) = handler.action else { return (false, nil) }
+            guard case .webhook(let hook) = handler.action else { return (handler.usesLabel, nil) }
             return (handler.usesLabel, hook.body.flatMap { try? WebhookTemplate($0) })
         }
     }
@@ -217,9 +217,10 @@ final class HandlerRegistry: DeliveryRules {
     func testDelivery(_ id: String, now: Int64) throws(ButtonsError) -> DeliveryRow {
         guard let entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         let definition = entry.definition
+        let type = definition.on.first ?? .tap
         let event = ControlEvent(
-            seq: 0, idPrefix: "evt_test_\(String(now, radix: 36))_", gesture: GestureEvent(definition.on.first ?? .tap, t: now),
-            source: definition.owner.source)
+            seq: 0, idPrefix: "evt_test_\(String(now, radix: 36))_",
+            gesture: GestureEvent(type, t: now, data: .sample(for: type, option: definition.option)), source: definition.owner.source)
         let row = delivery(of: event, to: entry, now: now)
         do { try store.enqueue([row]) } catch { throw Registry.storageError(error) }
         dispatcher.added([row])

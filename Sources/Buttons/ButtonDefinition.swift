@@ -160,7 +160,7 @@ package struct ButtonDefinition: Sendable, Equatable {
             "longPressMs": .int(config.longPressMs), "multiTapMs": .int(config.multiTapMs),
             "maxTaps": .int(Int64(config.maxTaps)), "repeatMs": .int(config.repeatMs), "maxHoldMs": .int(config.maxHoldMs),
         ]
-        if config.kind == .toggle || faces != Self.defaultFaces {
+        if config.kind == .toggle || faces != Self.defaultFaces || flip != Flip() {
             object["faces"] = .array(
                 faces.map { face in
                     var f: [String: JSONValue] = ["label": .string(face.label)]

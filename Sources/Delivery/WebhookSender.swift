@@ -89,7 +89,8 @@ public final class WebhookSender {
     }
 
     /// The handler's headers (values filled in, no CR/LF/NUL: a label cannot start a header of
-    /// its own), then the Standard Webhooks ones.
+    /// its own), then the Standard Webhooks ones. A `Content-Type` or `User-Agent` of the
+    /// handler's replaces buttond's (each is sent once).
     static func headers(
         _ webhook: Handler.Webhook, key: [UInt8], id: String, body: [UInt8], fields: Placeholders, userAgent: String, now: Int64
     ) -> [(String, String)] {
@@ -101,7 +102,8 @@ public final class WebhookSender {
         let configured = webhook.headers.sorted { $0.key < $1.key }.map { name, value in
             (name, String(fields.interpolate(value).unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" }))
         }
-        return configured + standard
+        let given = Set(configured.map { $0.0.lowercased() })
+        return configured + standard.filter { !given.contains($0.0.lowercased()) }
     }
 
     /// Method, URL, timeouts, no redirects, only http(s), the destination guard, and where

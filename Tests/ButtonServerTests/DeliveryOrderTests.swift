@@ -127,7 +127,7 @@ extension DeliveryLogTests {
             server, sink, "buttons/studio-1",
             Self.hook(
                 sink.url("/api/location/1/0/2/press?via=buttond"),
-                webhook: #", "method": "PUT", "body": {"button": "{button}", "label": "{label}"}, "headers": {"X-Source": "{button}/{type}", "X-Plain": "no {placeholder} here"}"#
+                webhook: #", "method": "PUT", "body": {"button": "{button}", "label": "{label}"}, "headers": {"X-Source": "{button}/{type}", "X-Plain": "no {placeholder} here", "content-type": "application/vnd.companion+json", "User-Agent": "studio"}"#
             ))
         #expect(try server.client.get("/api/v1/handlers/\(hid)").json["webhook"]?["method"] == "PUT")
         try Self.tap(server, "studio-1")
@@ -138,7 +138,8 @@ extension DeliveryLogTests {
         #expect(request.body == Array(#"{"button":"studio-1","label":"On Air"}"#.utf8), "\(String(decoding: request.body, as: UTF8.self))")
         #expect(request.headers["x-source"] == "studio-1/tap")
         #expect(request.headers["x-plain"] == "no {placeholder} here")
-        #expect(request.headers["content-type"] == "application/json")
+        #expect(request.headers["content-type"] == "application/vnd.companion+json", "the handler's replaces buttond's, sent once")
+        #expect(request.headers["user-agent"] == "studio")
         #expect(request.verifiedBy == [hid])
     }
 

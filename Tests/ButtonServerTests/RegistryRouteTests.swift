@@ -98,6 +98,17 @@ struct RegistryRouteTests {
         #expect(reply.json["order"] == 2)
     }
 
+    /// A push button given a flip keeps it, shows it, and a later PATCH to toggle uses it
+    /// (it was taken and then dropped from every answer).
+    @Test func aFlipGivenToAPushButtonIsKeptForWhenItBecomesAToggle() throws {
+        let server = try TestServer()
+        let reply = try server.createButton(#"{"id": "bell", "flip": {"transition": "none"}}"#)
+        #expect(reply.status == 201)
+        #expect(reply.json["flip"]?["transition"] == "none")
+        let toggled = try server.client.request("PATCH", "/api/v1/buttons/bell", json: #"{"kind": "toggle"}"#)
+        #expect(toggled.json["flip"]?["transition"] == "none")
+    }
+
     @Test func sheetsCRUDAndActions() throws {
         let server = try TestServer()
         let created = try server.post(

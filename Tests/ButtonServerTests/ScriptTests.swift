@@ -32,9 +32,10 @@ struct ScriptTests {
             "echo.sh": "#!/bin/sh\ncat > \"$PWD/stdin.json\"\necho \"$@\" > \"$PWD/args.txt\"\nenv | sort > \"$PWD/env.txt\"\necho done\n"
         ])
         let server = try Self.server(dir)
-        try server.createButton(#"{"id": "door", "kind": "toggle", "maxTaps": 1}"#)
+        try server.createButton(#"{"id": "door", "label": "Front", "kind": "toggle", "maxTaps": 1}"#)
         let created = try server.post(
-            "/api/v1/buttons/door/handlers", #"{"on": ["toggle"], "script": {"name": "echo.sh", "args": ["{button}", "{type}", "{face}", "{seq}", "x{t}", "literal"]}}"#)
+            "/api/v1/buttons/door/handlers",
+            #"{"on": ["toggle"], "script": {"name": "echo.sh", "args": ["{button}", "{type}", "{face}", "{seq}", "x{t}", "literal", "{label}", "{id}"]}}"#)
         #expect(created.status == 201, "\(created.text)")
         #expect(created.json["secret"] == nil)
         let hid = created.json["id"]!.string!
@@ -46,7 +47,7 @@ struct ScriptTests {
         let stdin = try Data(contentsOf: URL(fileURLWithPath: dir + "/stdin.json"))
         #expect(try JSONParser.parse([UInt8](stdin)) == toggle)
         let args = try String(contentsOfFile: dir + "/args.txt", encoding: .utf8)
-        #expect(args == "door toggle 1 \(toggle["seq"]!.int!) x{t} literal\n")
+        #expect(args == "door toggle 1 \(toggle["seq"]!.int!) x{t} literal Front \(toggle["id"]!.string!)\n")
         let env = try String(contentsOfFile: dir + "/env.txt", encoding: .utf8)
         let names = Set(env.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         #expect(names.isSubset(of: ["PATH", "HOME", "LANG", "BUTTOND_EVENT", "BUTTOND_TYPE", "BUTTOND_BUTTON", "BUTTOND_SEQ", "BUTTOND_ATTEMPT", "PWD", "SHLVL", "_"]))

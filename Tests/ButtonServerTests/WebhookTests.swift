@@ -194,6 +194,7 @@ struct WebhookTests {
         let synthetic = try JSONParser.parse(try #require(got.first).body)
         #expect(synthetic["seq"] == 0)
         #expect(synthetic["type"] == "tap")
+        #expect(synthetic["data"] == ["tapCount": 1], "a receiver of taps reads tapCount")
         #expect(synthetic["id"]?.string?.hasPrefix("evt_test_") == true)
         let did = try #require(test.json["id"]?.string)
         _ = try eventually({ try server.client.get("/api/v1/deliveries/\(did)").json }, until: { $0["status"] == "ok" })
@@ -209,8 +210,12 @@ struct WebhookTests {
         let signed = sink.wait { $0.count == 3 }
         #expect(signed.last?.verified == true)
 
-        let disabled = try server.client.request("PATCH", "/api/v1/handlers/\(hid)", json: #"{"enabled": false}"#)
-        #expect(disabled.json["enabled"] == false)
+        let moved = try server.client.request("PATCH", "/api/v1/handlers/\(hid)", json: #"{"id": "hdl_other", "enabled": false}"#)
+        #expect(moved.status == 422)
+        #expect(moved.json["error"]?["field"] == "id")
+        #expect(try server.client.request("PATCH", "/api/v1/handlers/\(hid)", json: #"{"button": "c"}"#).json["error"]?["field"] == "button")
+        let disabled = try server.client.request("PATCH", "/api/v1/handlers/\(hid)", json: "{\"id\": \"\(hid)\", \"button\": \"b\", \"enabled\": false}")
+        #expect(disabled.json["enabled"] == false, "what GET shows may be sent back")
         #expect(try server.client.request("DELETE", "/api/v1/buttons/b").status == 204)
         #expect(try server.client.get("/api/v1/handlers/\(hid)").status == 404)
     }

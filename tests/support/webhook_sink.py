@@ -58,7 +58,9 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", "0") or "0")
         body = self.rfile.read(length) if length > 0 else b""
         path = self.path.split("?")[0]
-        headers = {k.lower(): v for k, v in self.headers.items()}
+        headers = {}
+        for k, v in self.headers.items():  # a header sent twice reads as "first, second"
+            headers[k.lower()] = f"{headers[k.lower()]}, {v}" if k.lower() in headers else v
         with lock:
             counts[path] = counts.get(path, 0) + 1
             n = counts[path]
