@@ -34,6 +34,9 @@ extension Dispatcher {
         condition.unlock()
     }
 
+    /// How often a sender that is not ready is looked at again.
+    static let notReadyRecheckMs: Int64 = 5_000
+
     /// With `condition` held: the oldest delivery that may go now (with the due ones right
     /// behind it, for a target that sends several at once), and when to look again.
     private func nextDue(now: Int64) -> (next: ([DeliveryRow], Target)?, wakeAt: Int64) {
@@ -43,6 +46,10 @@ extension Dispatcher {
             guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,
                 let target = state.specs[handler], target.enabled
             else { continue }
+            if case .sender(let sender) = target.runner, !sender.isReady {
+                wakeAt = min(wakeAt, now + Self.notReadyRecheckMs)  // in case no one says when it is
+                continue
+            }
             for slot in queue.slots {
                 if slot.nextAttemptAt <= now {
                     if slot.id < best?.id ?? .max { best = (slot.id, handler, target) }

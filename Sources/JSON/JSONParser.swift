@@ -1,9 +1,12 @@
 /// A strict JSON parser over raw bytes (RFC 8259): invalid UTF-8, duplicate object keys,
 /// trailing bytes and nesting deeper than `maxDepth` are errors with a position.
 public struct JSONParser {
-    public struct Failure: Error, Sendable, Equatable {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public var message: String
         public var offset: Int
+
+        /// What a client is told: `malformed JSON at byte 1: expected a string key`.
+        public var description: String { "malformed JSON at byte \(offset): \(message)" }
     }
 
     public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(Failure) -> JSONValue {

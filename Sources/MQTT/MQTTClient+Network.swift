@@ -173,12 +173,12 @@ extension MQTTClient {
         lock.locked { state.libraryError = text }
     }
 
-    func didReceive(topic: String, payload: [UInt8]) {
+    func didReceive(_ message: Message) {
         let handler = lock.locked {
             state.counters.received += 1
             return state.onMessage
         }
-        handler?(topic, payload)
+        handler?(message)
     }
 
     /// Points libmosquitto's callbacks at this client (through the `obj` pointer).
@@ -206,7 +206,7 @@ extension MQTTClient {
                 Array(UnsafeRawBufferPointer(start: $0, count: count))
             } ?? []
             Unmanaged<MQTTClient>.fromOpaque(obj).takeUnretainedValue().didReceive(
-                topic: String(cString: topic), payload: payload)
+                Message(topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain))
         }
     }
 }

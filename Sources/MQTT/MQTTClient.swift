@@ -66,7 +66,7 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
         /// Topic filters (with QoS) subscribed again after every connect.
         var subscriptions: [(topic: String, qos: Int)] = []
         var onConnect: (@Sendable () -> Void)?
-        var onMessage: (@Sendable (String, [UInt8]) -> Void)?
+        var onMessage: (@Sendable (Message) -> Void)?
     }
 
     public let options: Options
@@ -106,9 +106,10 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
         lock.locked { state.onConnect = handler }
     }
 
-    /// Called (on the network thread) with the topic and payload of every message received
-    /// on a subscription; keep it short, the connection waits. Set before `start`.
-    public func onMessage(_ handler: @escaping @Sendable (String, [UInt8]) -> Void) {
+    /// Called (on the network thread) with every message received on a subscription (its
+    /// `retain` set when the broker kept it from before); keep it short, the connection waits.
+    /// Set before `start`.
+    public func onMessage(_ handler: @escaping @Sendable (Message) -> Void) {
         lock.locked { state.onMessage = handler }
     }
 
@@ -182,6 +183,25 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
                 _ = mosquitto_subscribe(handle, nil, topic, Int32(qos))
             }
             return true
+        }
+    }
+
+    /// Subscribes for the present connection only (not renewed after a reconnect): a look at
+    /// what the broker retains under a filter. False when not connected or for an invalid filter.
+    @discardableResult
+    public func subscribeForNow(_ topic: String, qos: Int = 1) -> Bool {
+        guard let handle, mosquitto_sub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue else { return false }
+        return lock.locked {
+            state.connection == .connected && mosquitto_subscribe(handle, nil, topic, Int32(min(max(qos, 0), 2))) == MOSQ_ERR_SUCCESS.rawValue
+        }
+    }
+
+    /// Ends a subscription (and its renewal after reconnects).
+    public func unsubscribe(_ topic: String) {
+        guard let handle else { return }
+        lock.locked {
+            state.subscriptions.removeAll { $0.topic == topic }
+            if state.connection == .connected { _ = mosquitto_unsubscribe(handle, nil, topic) }
         }
     }
 

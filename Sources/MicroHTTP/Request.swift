@@ -46,7 +46,7 @@ public struct Request: Sendable {
         do {
             return try JSONParser.parse(body, maxDepth: maxDepth)
         } catch {
-            throw .badRequest("malformed JSON at byte \(error.offset): \(error.message)")
+            throw .badRequest(error.description)
         }
     }
 }

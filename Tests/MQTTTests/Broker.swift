@@ -148,7 +148,7 @@ final class Broker: @unchecked Sendable {  // used from the test's thread only
         let options = self.options(name)
         let client = MQTTClient(options: options)
         let inbox = Inbox()
-        client.onMessage { inbox.append($0, $1) }
+        client.onMessage { inbox.append($0.topic, $0.payload) }
         client.onConnect(onConnect)
         let probe = "probe/\(options.clientID)"
         if let topic {

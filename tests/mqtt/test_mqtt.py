@@ -220,3 +220,108 @@ def test_look_commands_put_state_on_a_key(server, recorder):
     rec.wait(lambda m: len(rec.json_on(f"{BASE}/error")) >= 2)
     assert [e["status"] for e in rec.json_on(f"{BASE}/error")] == [422, 422]
     assert s.call("GET", "/api/v1/buttons/onair")[1]["label"] == "onair"
+
+
+def test_what_changed_while_away_from_the_broker_is_cleared_when_back(server, recorder, workdir):
+    """A button deleted, or a gesture dropped, while buttond could not reach the broker: the
+    retained discovery and state it left are cleared once buttond is back."""
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "ghost", "maxTaps": 1})
+    s.call("POST", "/api/v1/buttons", {"id": "five", "maxTaps": 3})
+    triple = "homeassistant/device_automation/buttond_lab/five_button_triple_press/config"
+    ghost = ["homeassistant/event/buttond_lab/ghost/config", f"{BASE}/button/ghost/state"]
+    rec = recorder("homeassistant/#", f"{BASE}/button/+/state")
+    rec.wait(lambda m: all(rec.on(t) for t in [triple, *ghost]))
+    s.stop()
+    away = server("--mqtt-url", "mqtt://127.0.0.1:9", data_dir=workdir / "data")  # nothing listens on 9
+    assert away.call("DELETE", "/api/v1/buttons/ghost")[0] == 204
+    assert away.call("PATCH", "/api/v1/buttons/five", {"maxTaps": 2})[0] == 200
+    away.stop()
+    assert all(rec.on(t)[-1] != b"" for t in [triple, *ghost])  # the broker still keeps them
+    server(data_dir=workdir / "data")
+    rec.wait(lambda m: all(rec.on(t)[-1:] == [b""] for t in [triple, *ghost]))
+    kept = "homeassistant/event/buttond_lab/five/config"
+    assert rec.on(kept)[-1] != b""  # what still exists stays
+
+
+def test_names_that_differ_in_a_dot_get_devices_of_their_own(server, recorder):
+    rec = recorder("homeassistant/#")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "hall.light", "maxTaps": 1})
+    s.call("POST", "/api/v1/buttons", {"id": "hall_light", "maxTaps": 1})
+    rec.wait(lambda m: len([t for t, p, _ in m if t.startswith("homeassistant/event/") and p]) >= 2)
+    events = {t: json.loads(p) for t, p, _ in rec.messages if t.startswith("homeassistant/event/") and p}
+    assert len(events) == 2, events.keys()
+    assert sorted(c["device"]["identifiers"][0] for c in events.values()) == ["buttond_lab_hall.light", "buttond_lab_hall_light"]
+    assert len({c["unique_id"] for c in events.values()}) == 2
+    assert s.call("DELETE", "/api/v1/buttons/hall.light")[0] == 204
+    time.sleep(0.5)
+    dotted = next(t for t, c in events.items() if c["device"]["identifiers"] == ["buttond_lab_hall.light"])
+    other = next(t for t in events if t != dotted)
+    rec.wait(lambda m: rec.on(dotted)[-1:] == [b""])
+    assert rec.on(other)[-1] != b""  # the other one's discovery is untouched
+
+
+def test_every_device_is_via_the_instance_which_is_a_device_too(server, recorder):
+    rec = recorder("homeassistant/#")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1})
+    rec.wait(lambda m: rec.on("homeassistant/event/buttond_lab/door/config"))
+    configs = {t: json.loads(p) for t, p, _ in rec.messages if p}
+    door = configs["homeassistant/event/buttond_lab/door/config"]
+    instance = [c for t, c in configs.items() if c.get("device", {}).get("identifiers") == [door["device"]["via_device"]]]
+    assert len(instance) == 1, "via_device names a device that is announced"
+    sensor = instance[0]
+    assert sensor["state_topic"] == f"{BASE}/status" and sensor["payload_on"] == "online" and sensor["unique_id"]
+
+
+def test_while_the_broker_is_away_deliveries_wait_without_attempts(server, broker):
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1})
+    broker.stop()
+    for _ in range(3):
+        assert s.call("POST", "/api/v1/buttons/door/press", {})[0] == 200
+    time.sleep(3)  # the fixed retry is a second: three rounds, had they been tried
+    status, body = s.call("GET", "/api/v1/deliveries?handler=mqtt&limit=100")
+    assert status == 200 and len(body["deliveries"]) == 12
+    assert max(d.get("attempts", 0) for d in body["deliveries"]) == 0, body["deliveries"][:2]
+    broker.start()
+    deadline = time.monotonic() + 20
+    while s.call("GET", "/api/v1/mqtt")[1]["pending"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert s.call("GET", "/api/v1/mqtt")[1]["pending"] == 0
+
+
+def test_commands_are_refused_as_over_http_and_retained_ones_not_run_again(server, recorder, workdir):
+    rec = recorder(f"{BASE}/error", f"{BASE}/button/+/state")
+    s = server("--mqtt-commands")
+    s.call("POST", "/api/v1/buttons", {"id": "lamp", "kind": "toggle"})
+    s.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1})
+    s.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "day"}, {"id": "night"}]})
+    time.sleep(0.3)
+    rec.publish(f"{BASE}/button/lamp/set", json.dumps({"face": 2}))
+    rec.publish(f"{BASE}/button/lamp/set", "{oops")
+    rec.wait(lambda m: len(rec.json_on(f"{BASE}/error")) >= 2)
+    face, malformed = rec.json_on(f"{BASE}/error")[:2]
+    assert face["status"] == 422 and face["error"]["field"] == "face"
+    assert malformed["status"] == 400 and malformed["error"]["message"].startswith("malformed JSON at byte 1")
+    rec.publish(f"{BASE}/sheet/scene/set", json.dumps({"option": 1}))  # an index, as over HTTP
+    deadline = time.monotonic() + 5
+    def selects():
+        return [e["data"]["option"] for e in s.call("GET", "/api/v1/events?sheet=scene")[1]["events"] if e["type"] == "select"]
+    while not selects() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert selects() == ["night"]
+    rec.publish(f"{BASE}/button/door/set", "press", retain=True)  # runs now, and the broker keeps it
+    deadline = time.monotonic() + 5
+    while len(history(s, "door")) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(history(s, "door")) == 4
+    s.stop()
+    again = server("--mqtt-commands", data_dir=workdir / "data")
+    deadline = time.monotonic() + 10
+    while again.call("GET", "/api/v1/mqtt")[1]["connection"] != "connected" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)  # the broker hands the kept command to the new subscription at once
+    assert len(history(again, "door")) == 4, "a kept command is not run again at a reconnect"
+    rec.publish(f"{BASE}/button/door/set", "", retain=True)  # the broker forgets it

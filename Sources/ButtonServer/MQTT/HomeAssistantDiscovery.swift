@@ -25,29 +25,59 @@ struct HomeAssistantDiscovery: Sendable {
         }
     }
 
-    /// What HA's ids may hold: letters, digits, `_` and `-`.
+    /// HA's topic and unique ids may hold letters, digits, `_` and `-`; any other character
+    /// of a name is written as its UTF-8 bytes in hex between underscores (`.` → `_2E_`).
+    /// Button and sheet ids are lower case, so `hall.light` (`hall_2E_light`) and `hall_light`
+    /// never share an id.
     static func objectID(_ id: String) -> String {
-        String(
-            id.unicodeScalars.map { c in
-                ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-" ? Character(c) : "_"
-            })
+        var out = ""
+        for c in id.unicodeScalars {
+            if ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-" {
+                out.unicodeScalars.append(c)
+            } else {
+                for byte in String(c).utf8 { out += "_" + String(byte, radix: 16, uppercase: true) + "_" }
+            }
+        }
+        return out
     }
 
+    /// The node id of every config topic of this instance.
     var node: String { "buttond_" + Self.objectID(instance) }
 
-    func device(id: String, name: String, model: String) -> JSONValue {
+    /// The instance's device: every button's and sheet's `via_device`.
+    var instanceDevice: String { "buttond_" + instance }
+
+    /// A button's device is `buttond_<instance>_<id>` (SPEC §9); a sheet's has `sheet:` before
+    /// its id (no button id holds a colon).
+    func device(_ identifier: String, name: String, model: String) -> JSONValue {
         [
-            "identifiers": [.string("\(node)_\(Self.objectID(id))")], "name": .string(name), "manufacturer": "buttond",
-            "model": .string(model), "via_device": .string(node),
+            "identifiers": [.string("\(instanceDevice)_\(identifier)")], "name": .string(name), "manufacturer": "buttond",
+            "model": .string(model), "via_device": .string(instanceDevice),
         ]
     }
 
     var availability: JSONValue { .string("\(base)/status") }
 
+    /// The instance as a device of its own (what `via_device` names), with one entity: a
+    /// connectivity sensor on the availability topic.
+    func instanceConfig(version: String) -> (topic: String, payload: JSONValue) {
+        (
+            "\(prefix)/binary_sensor/\(node)/status/config",
+            [
+                "name": .null, "unique_id": .string("\(node)_status"), "device_class": "connectivity",
+                "entity_category": "diagnostic", "state_topic": availability, "payload_on": "online", "payload_off": "offline",
+                "device": [
+                    "identifiers": [.string(instanceDevice)], "name": .string("buttond \(instance)"), "manufacturer": "buttond",
+                    "model": "buttond server", "sw_version": .string(version),
+                ],
+            ]
+        )
+    }
+
     /// Every config (topic, payload) of a button.
     func configs(for button: ButtonDefinition) -> [(topic: String, payload: JSONValue)] {
         let object = Self.objectID(button.id)
-        let device = device(id: button.id, name: button.label, model: button.config.kind == .toggle ? "toggle" : "push button")
+        let device = device(button.id, name: button.label, model: button.config.kind == .toggle ? "toggle" : "push button")
         let eventTopic = "\(base)/button/\(button.id)/event"
         var configs: [(String, JSONValue)] = []
         let gestures = Self.gestures(maxTaps: button.config.maxTaps)
@@ -99,7 +129,7 @@ struct HomeAssistantDiscovery: Sendable {
                     "command_template": #"{"option": {{ value | tojson }}}"#,
                     "options": .array(sheet.options.map { .string($0.label) }), "optimistic": true,
                     "availability_topic": availability,
-                    "device": device(id: "sheet_" + sheet.id, name: sheet.title, model: "action sheet"),
+                    "device": device("sheet:" + sheet.id, name: sheet.title, model: "action sheet"),
                 ]
             )
         ]

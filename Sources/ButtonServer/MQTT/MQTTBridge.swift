@@ -55,7 +55,7 @@ final class MQTTBridge: CommitObserver {
             MQTTEventSender(client: client, base: base), id: MQTTEventSender.handlerID,
             policy: DeliveryPolicy(maxAttempts: .max, fixedRetryMs: Int64(1000 * retryScale)))
         client.onConnect { [self] in connected() }
-        client.onMessage { [self] topic, payload in received(topic: topic, payload: payload) }
+        client.onMessage { [self] message in received(message) }
         registry.onChange { [self] change in registryChanged(change) }
         client.start()
     }
@@ -70,17 +70,71 @@ final class MQTTBridge: CommitObserver {
     private func connected() {
         logger.log(.info, "mqtt connected", ["url": url])
         client.send(.init(topic: "\(base)/status", payload: Array("online".utf8), qos: 1, retain: true))
-        if let discovery { client.subscribe("\(discovery.prefix)/status") }
+        if let discovery {
+            // Home Assistant's birth message goes to homeassistant/status whatever its
+            // discovery prefix; a changed prefix often comes with a changed birth topic too.
+            for topic in Set(["\(discovery.prefix)/status", "homeassistant/status"]) { client.subscribe(topic) }
+        }
         if acceptsCommands {
             client.subscribe("\(base)/button/+/set")
             client.subscribe("\(base)/sheet/+/set")
         }
-        for slot in registry.buttonSlots() {
-            publishState(slot)
-            publishDiscovery(slot.locked { slot.definition })
-        }
-        for slot in registry.sheetSlots { publishDiscovery(slot.locked { slot.definition }) }
+        publishAll()
+        for slot in registry.buttonSlots() { publishState(slot) }
+        sweep()
         dispatcher.retryNow(MQTTEventSender.handlerID)
+    }
+
+    /// Every discovery config: the instance's, each button's and each sheet's.
+    private func publishAll() {
+        guard let discovery else { return }
+        publish([discovery.instanceConfig(version: BuildInfo.version)], owner: "instance")
+        for slot in registry.buttonSlots() { publishDiscovery(slot.locked { slot.definition }) }
+        for slot in registry.sheetSlots { publishDiscovery(slot.locked { slot.definition }) }
+    }
+
+    // MARK: What the broker kept from before
+
+    /// For a few seconds after connecting, what the broker retains under this instance's
+    /// discovery and state topics comes back, and what no longer belongs to a button or
+    /// sheet (deleted, or a gesture dropped, while buttond was away from the broker) is
+    /// cleared.
+    private func sweep() {
+        let filters = sweepFilters
+        for filter in filters { client.subscribeForNow(filter) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.sweepSeconds) { [self] in
+            for filter in filters { client.unsubscribe(filter) }
+        }
+    }
+
+    static let sweepSeconds = 3.0
+
+    private var sweepFilters: [String] {
+        ["\(base)/button/+/state"] + (discovery.map { ["\($0.prefix)/+/\($0.node)/+/config"] } ?? [])
+    }
+
+    /// Whether `topic` is one `sweep` looks at (they are not commands, whatever comes).
+    private func isSwept(_ topic: String) -> Bool {
+        if let discovery, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"),
+            topic.contains("/\(discovery.node)/")
+        {
+            return true
+        }
+        return topic.hasPrefix(base + "/button/") && topic.hasSuffix("/state")
+    }
+
+    /// A retained message of a swept topic: cleared unless something of today's registry has it.
+    private func clearIfStale(_ topic: String) {
+        let stale: Bool
+        if topic.hasSuffix("/config") {
+            stale = !configTopics.withLock { $0.values.contains { $0.contains(topic) } }
+        } else {
+            let id = topic.dropFirst(base.count + "/button/".count).dropLast("/state".count)
+            stale = (try? registry.button(String(id))) == nil
+        }
+        guard stale else { return }
+        logger.log(.info, "mqtt cleared a retained topic of a button or sheet that is gone", ["topic": topic])
+        client.send(.init(topic: topic, payload: [], qos: 1, retain: true))
     }
 
     func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
@@ -138,15 +192,22 @@ final class MQTTBridge: CommitObserver {
 
     // MARK: In
 
-    private func received(topic: String, payload: [UInt8]) {
-        if let discovery, topic == "\(discovery.prefix)/status" {
-            if String(decoding: payload, as: UTF8.self) == "online" {
-                for slot in registry.buttonSlots() { publishDiscovery(slot.locked { slot.definition }) }
-                for slot in registry.sheetSlots { publishDiscovery(slot.locked { slot.definition }) }
-            }
+    private func received(_ message: MQTTClient.Message) {
+        let topic = message.topic, payload = message.payload
+        if let discovery, topic == "\(discovery.prefix)/status" || topic == "homeassistant/status" {
+            if String(decoding: payload, as: UTF8.self) == "online" { publishAll() }
+            return
+        }
+        if isSwept(topic) {
+            if message.retain && !payload.isEmpty { clearIfStale(topic) }
             return
         }
         guard acceptsCommands, let sequencer = sequencer.withLock({ $0 }) else { return }
+        guard !message.retain else {
+            // A command kept by the broker would run again at every reconnect.
+            logger.log(.warn, "mqtt ignored a retained command (publish commands without the retain flag)", ["topic": topic])
+            return
+        }
         commandsSeen.withLock { $0 += 1 }
         do throws(ButtonsError) {
             switch try MQTTCommand.parse(topic: topic, payload: payload, base: base, registry: registry) {

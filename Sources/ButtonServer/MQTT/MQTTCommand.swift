@@ -13,16 +13,22 @@ enum MQTTCommand {
         case look(button: String, JSONValue)
     }
 
+    /// The HTTP API's body limit.
+    static let maxPayload = 64 * 1024
+
     static func parse(topic: String, payload: [UInt8], base: String, registry: Registry) throws(ButtonsError) -> Action {
         let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard topic.hasPrefix(base + "/"), levels.count == 3, levels[2] == "set", !levels[1].isEmpty else {
             throw ButtonsError.invalid("topic", "commands go to \(base)/button/<id>/set or \(base)/sheet/<id>/set")
         }
         let id = String(levels[1])
+        guard payload.count <= maxPayload else {
+            throw ButtonsError.invalid("payload", "a command is at most \(maxPayload / 1024) KiB, as an HTTP body is")
+        }
         let text = String(decoding: payload, as: UTF8.self).trimmed()
         let json: JSONValue?
         if text.hasPrefix("{") {
-            do { json = try JSONParser.parse(Array(text.utf8)) } catch { throw ButtonsError.badRequest("the payload is not valid JSON: \(error)") }
+            do { json = try JSONParser.parse(Array(text.utf8)) } catch { throw ButtonsError.badRequest(error.description) }
         } else {
             json = nil
         }
@@ -46,7 +52,7 @@ enum MQTTCommand {
         }
         let json = json ?? .object([:])
         var fields = try Fields(json)
-        if let face = try fields.int("face", in: 0...1_000) {
+        if let face = try fields.int("face", in: 0...1) {
             try fields.finish()
             return .command(.face(button: id, face: Int(face)))
         }
@@ -71,13 +77,14 @@ enum MQTTCommand {
             }
         }
         var fields = try Fields(json ?? .object([:]))
-        guard let option = try fields.string("option", maxLength: 128) else {
-            throw ButtonsError.invalid("option", "a JSON sheet command has option (an option's id or label)")
+        guard let option = fields.raw("option") else {
+            throw ButtonsError.invalid("option", "a JSON sheet command has option (an option's id, label or index)")
         }
         try fields.finish()
-        // Home Assistant's select sends the label; the API takes the id.
+        // Home Assistant's select sends the label; the API takes the id or the index.
+        guard case .string(let text) = option else { return .sheet(id, .choose(option), t: nil) }
         let options = slot.locked { slot.definition.options }
-        let chosen = options.first { $0.id == option } ?? options.first { $0.label == option }
-        return .sheet(id, .choose(.string(chosen?.id ?? option)), t: nil)
+        let chosen = options.first { $0.id == text } ?? options.first { $0.label == text }
+        return .sheet(id, .choose(.string(chosen?.id ?? text)), t: nil)
     }
 }

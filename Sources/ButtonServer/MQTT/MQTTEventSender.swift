@@ -18,6 +18,8 @@ struct MQTTEventSender: DeliverySender {
     /// Seconds to wait for the broker's acknowledgement.
     var timeout = 5.0
 
+    var isReady: Bool { client.connection == .connected }
+
     func send(_ rows: [DeliveryRow]) -> [AttemptResult] {
         let messages = rows.map { row in
             let event = row.event
