@@ -49,8 +49,9 @@ async function askToken(reason) {
   return pendingPrompt;
 }
 
-/** Calls the API. `body` (if not undefined) is sent as JSON. Resolves with parsed JSON or null (204). */
-export async function api(method, path, body, { retryAuth = true } = {}) {
+/** Calls the API. `body` (if not undefined) is sent as JSON. Resolves with parsed JSON or null (204).
+ *  With `timeoutMs`, a server that does not answer in time is an error (code "timeout"). */
+export async function api(method, path, body, { retryAuth = true, timeoutMs = 0 } = {}) {
   const headers = { accept: "application/json" };
   const token = currentToken();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -59,15 +60,23 @@ export async function api(method, path, body, { retryAuth = true } = {}) {
     headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  const abort = timeoutMs > 0 ? new AbortController() : null;
+  const timer = abort ? setTimeout(() => abort.abort(), timeoutMs) : 0;
+  if (abort) init.signal = abort.signal;
   let res;
   try {
     res = await fetch(path.startsWith("/") ? path : `${API}/${path}`, init);
   } catch (err) {
+    if (abort && abort.signal.aborted) {
+      throw new ApiError(0, "timeout", `No answer from the server within ${timeoutMs / 1000} s.`);
+    }
     throw new ApiError(0, "network", "Cannot reach the server. Is buttond running?");
+  } finally {
+    clearTimeout(timer);
   }
   if (res.status === 401 && retryAuth) {
     const fresh = await askToken(token ? "That token was refused." : "");
-    if (fresh) return api(method, path, body, { retryAuth: true });
+    if (fresh) return api(method, path, body, { retryAuth: true, timeoutMs });
   }
   if (res.status === 204) return null;
   const text = await res.text();
@@ -102,7 +111,7 @@ export async function probeRole() {
 }
 
 export const get = (p) => api("GET", p);
-export const post = (p, b) => api("POST", p, b);
+export const post = (p, b, options) => api("POST", p, b, options);
 export const patch = (p, b) => api("PATCH", p, b);
 export const put = (p, b) => api("PUT", p, b);
 export const del = (p) => api("DELETE", p);

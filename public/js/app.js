@@ -46,11 +46,14 @@ function updateTokenButton() {
   $("forget-token").hidden = !currentToken();
 }
 onTokenChange(() => { updateTokenButton(); checkRole(); });
-$("forget-token").addEventListener("click", () => {
+function forgetToken() {
   setToken("");
   toast("Token forgotten in this browser.");
   boot();
-});
+}
+$("forget-token").addEventListener("click", forgetToken);
+// A press-token session has no edit bar: this is its way to another token.
+$("sign-out").addEventListener("click", forgetToken);
 
 // ---- connection status ------------------------------------------------------------------
 
@@ -78,6 +81,7 @@ function setEditMode(on) {
 function applyRole(role) {
   mode.canEdit = role === "admin" && !mode.kiosk;
   editToggle.hidden = !mode.canEdit;
+  $("sign-out").hidden = role !== "press" || mode.kiosk;
   document.body.dataset.role = role;
   if (!mode.canEdit && isEditing()) {
     closeEditor();

@@ -102,7 +102,7 @@ function attemptsView(full) {
   return el("ol.attempts", {}, ...attempts.map((a) => el("li.attempt", {},
     el("div.attempt-head", {},
       el("strong", { text: `#${a.number}` }),
-      el("span.status", { dataset: { status: a.outcome === "ok" ? "ok" : "failed" }, text: words(a.outcome) }),
+      el("span.status", { dataset: { status: a.outcome === "ok" ? "ok" : "failed" }, text: OUTCOMES[a.outcome] || words(a.outcome) }),
       a.statusCode != null ? el("span", { text: `HTTP ${a.statusCode}` }) : null,
       a.exitCode != null ? el("span", { text: `exit ${a.exitCode}` }) : null,
       el("span.muted", { text: `${fmtDateTime(a.startedAt)} · ${a.durationMs} ms` })),
@@ -116,7 +116,9 @@ function deliveryRow(d, reload) {
     el("span.status", { dataset: { status: d.status || "" }, text: words(d.status || "?") }),
     el("span.delivery-main", {},
       el("span.delivery-line", {},
-        el("strong", { text: subject(d) }), " · ", el("span.delivery-event", { text: d.type || `event #${d.eventSeq}` }),
+        el("strong", { text: subject(d) }), " · ",
+        // seq 0 is the synthetic event of a handler's Test
+        el("span.delivery-event", { text: d.eventSeq === 0 ? `${d.type || "event"} (test)` : d.type || `event #${d.eventSeq}` }),
         " → ", el("span.delivery-target", { title: target, text: target })),
       el("span.delivery-sub", { text: [outcome(d), `${d.attempts ?? 0} attempt${d.attempts === 1 ? "" : "s"}`,
         d.createdAt ? fmtDateTime(d.createdAt) : null].filter(Boolean).join(" · ") })));

@@ -23,14 +23,24 @@ function eventTime(e) {
 
 let lastNetworkToast = 0;
 
+// A press the server does not answer in this time is shown as failed: input is never left
+// waiting in a request that a stalled server might carry out much later.
+const INPUT_TIMEOUT_MS = 3000;
+
 function failed(view, kind, err) {
-  view.showFailed(err.status === 0 ? "not sent" : "refused");
+  const timedOut = err.code === "timeout";
+  view.showFailed(timedOut ? "no answer" : err.status === 0 ? "not sent" : "refused");
   const label = (buttons.get(view.id) || {}).label || view.id;
   if (err.status === 0) {
     // One toast for a burst of presses while the server is away, not one per press.
     if (Date.now() - lastNetworkToast > 4000) {
       lastNetworkToast = Date.now();
-      toast(`${label}: not sent`, { kind: "error", detail: "The server cannot be reached; the press was not queued." });
+      toast(timedOut ? `${label}: no answer` : `${label}: not sent`, {
+        kind: "error",
+        detail: timedOut
+          ? "The server did not answer within 3 s; the press was given up here and is not sent again."
+          : "The server cannot be reached; the press was not queued.",
+      });
     }
     return;
   }
@@ -48,13 +58,13 @@ function sendInput(view, press, kind, body) {
       if (navigator.onLine === false) throw new ApiError(0, "network", "This device is offline.");
       let res;
       try {
-        res = await post(path, b);
+        res = await post(path, b, { timeoutMs: INPUT_TIMEOUT_MS });
       } catch (err) {
         // A clock behind the server's: fall back to the server's clock for the rest of this press.
         if (err.code === "out_of_order" && "t" in b) {
           press.useT = false;
           delete b.t;
-          res = await post(path, b);
+          res = await post(path, b, { timeoutMs: INPUT_TIMEOUT_MS });
         } else throw err;
       }
       if (res && res.events) ingest(res.events, "response");

@@ -2,7 +2,7 @@
 // is open (opened here, in another browser, or through the API).
 
 import { post, enc } from "./api.js";
-import { el, icon, showError, openModal } from "./ui.js";
+import { el, icon, showError, openModal, closeModal } from "./ui.js";
 import { sheets, onEvent, ingest, loadSheets } from "./store.js";
 import { mode } from "./mode.js";
 import { healthOf, openHealth } from "./health.js";
@@ -103,7 +103,7 @@ function closeSheet(id) {
   openDialogs.delete(id);
   dlg.classList.remove("in");
   dlg.classList.add("out");
-  setTimeout(() => { dlg.close(); dlg.remove(); }, 220);
+  setTimeout(() => closeModal(dlg, { remove: true }), 220);
 }
 
 onEvent((ev, source) => {

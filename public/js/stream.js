@@ -8,6 +8,14 @@ import { ingest, lastSeq, applyRegistry } from "./store.js";
 
 let es = null;
 let retryTimer = null;
+// EventSource hides the server's comment heartbeats (every 15 s), so a link that went
+// silent (a stalled server, a dropped Wi-Fi without a close) looks like a quiet one. After
+// SILENCE_MS with nothing on the stream, a quick request tells which; no answer in time
+// means the stream is dead and is opened again (showing "reconnecting" meanwhile).
+const SILENCE_MS = 20000;
+const PROBE_TIMEOUT_MS = 4000;
+let lastHeard = Date.now();
+let silenceTimer = null;
 let backoff = 1000;
 let dropped = false;
 let statusFn = () => {};
@@ -27,8 +35,10 @@ function connect() {
   statusFn(dropped ? "reconnecting" : "connecting");
   const source = new EventSource(streamURL());
   es = source;
+  lastHeard = Date.now();
   source.onopen = () => {
     if (es !== source) return;
+    lastHeard = Date.now();
     backoff = 1000;
     statusFn("live");
     if (dropped) {
@@ -38,6 +48,7 @@ function connect() {
   };
   source.onmessage = (m) => {
     if (es !== source) return;
+    lastHeard = Date.now();
     let ev;
     try { ev = JSON.parse(m.data); } catch { return; }
     ingest([ev], "stream");
@@ -45,6 +56,7 @@ function connect() {
   // Registry changes (create, look, status, health, delete): no id, not in the history.
   source.addEventListener("registry", (m) => {
     if (es !== source) return;
+    lastHeard = Date.now();
     let msg;
     try { msg = JSON.parse(m.data); } catch { return; }
     applyRegistry(msg);
@@ -59,6 +71,18 @@ function connect() {
       statusFn("reconnecting"); // the browser retries by itself, with Last-Event-ID
     }
   };
+}
+
+async function checkSilence() {
+  if (!es || es.readyState !== EventSource.OPEN || Date.now() - lastHeard < SILENCE_MS) return;
+  try {
+    const res = await fetch("/healthz", { cache: "no-store", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    if (res.ok) { lastHeard = Date.now(); return; }
+  } catch { /* no answer in time */ }
+  if (!es || es.readyState !== EventSource.OPEN || Date.now() - lastHeard < SILENCE_MS) return;
+  dropped = true;
+  statusFn("reconnecting");
+  connect();
 }
 
 function scheduleRetry() {
@@ -77,5 +101,7 @@ export function startStream({ onStatus, onResync }) {
   resyncFn = onResync || resyncFn;
   onTokenChange(() => connect());
   window.addEventListener("online", () => { if (!es || es.readyState === EventSource.CLOSED) connect(); });
+  clearInterval(silenceTimer);
+  silenceTimer = setInterval(checkSilence, 5000);
   connect();
 }

@@ -71,6 +71,16 @@ function homeToasts() {
   if (host.parentNode !== top) top.append(host);
 }
 
+/** Closes a modal opened with openModal and, with `remove`, takes it out of the page; the
+ *  toasts move out of it first (its `close` event comes too late for a removed dialog). */
+export function closeModal(dlg, { remove = false } = {}) {
+  const i = modals.indexOf(dlg);
+  if (i >= 0) modals.splice(i, 1);
+  homeToasts();
+  if (dlg.open) dlg.close();
+  if (remove) dlg.remove();
+}
+
 /** showModal(), keeping track of the topmost modal for the toasts. */
 export function openModal(dlg) {
   if (!dlg.open) dlg.showModal();

@@ -134,6 +134,13 @@ def test_sheet_opened_via_api_shows_and_option_fires_select(server, driver):
     server.ok("POST", f"/sheets/{sid}/cancel")
     wait(driver).until(EC.invisibility_of_element_located((By.CSS_SELECTOR, f'dialog.bottom-sheet[data-sheet="{sid}"]')))
 
+    # Toasts still show once the sheets are gone (the toast area was removed with a sheet).
+    wait(driver).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.bottom-sheet"))
+    driver.execute_async_script(
+        "const done = arguments[0]; import('/js/ui.js').then((ui) => { ui.toast('after the sheet'); done(); })")
+    wait(driver).until(lambda d: any("after the sheet" in t.get_attribute("textContent")
+                                     for t in d.find_elements(By.CSS_SELECTOR, "#toasts .toast")))
+
 
 def test_log_shows_event_sent_from_outside(server, driver):
     bid = new_id("bell")

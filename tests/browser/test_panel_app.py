@@ -3,6 +3,7 @@ goes away, no CSP violations."""
 
 from __future__ import annotations
 
+import signal
 import time
 
 import pytest
@@ -126,6 +127,10 @@ def test_press_token_session_offers_no_edit_mode(driver):
         assert not driver.find_element(By.ID, "edit-toggle").is_displayed()
         key(driver, "pressable").click()
         log_has(driver, "pressable", "tap")
+        # its way to another token: sign out, and the panel asks for one
+        driver.find_element(By.ID, "sign-out").click()
+        wait(driver).until(EC.visibility_of_element_located((By.ID, "token-dialog")))
+        assert driver.execute_script("return localStorage.getItem('buttond.token')") is None
 
         # the same page with the admin token offers it
         driver.execute_script("localStorage.setItem('buttond.token', 'adm-tok')")
@@ -157,6 +162,31 @@ def test_press_that_cannot_reach_the_server_fails_at_once(driver):
     finally:
         if srv:
             stop_server(srv)
+        driver.get("about:blank")
+
+
+def test_press_to_a_server_that_stopped_answering_fails_and_the_link_shows_it(driver):
+    """A stalled server (SIGSTOP: the connection stays open, nothing answers) must not hold a
+    press to be carried out whenever it wakes: the key fails within the input timeout."""
+    srv = start_server(name="server-stalled")
+    try:
+        srv.ok("POST", "/buttons", {"id": "stall", "label": "Stall"})
+        open_panel(driver, srv)
+        el = key(driver, "stall")
+        srv.proc.send_signal(signal.SIGSTOP)
+        started = time.monotonic()
+        el.click()
+        wait(driver, 8).until(lambda d: "failed" in el.get_attribute("class"))
+        assert time.monotonic() - started < 6
+        wait(driver, 3).until(lambda d: any("no answer" in t.get_attribute("textContent")
+                                            for t in d.find_elements(By.CSS_SELECTOR, ".toast-error")))
+        # the stream is silent too: within the silence check it no longer says Live
+        wait(driver, 40).until(lambda d: d.find_element(By.ID, "conn").get_attribute("data-state") != "live")
+        srv.proc.send_signal(signal.SIGCONT)
+        wait(driver, 30).until(lambda d: d.find_element(By.ID, "conn").get_attribute("data-state") == "live")
+    finally:
+        srv.proc.send_signal(signal.SIGCONT)
+        stop_server(srv)
         driver.get("about:blank")
 
 

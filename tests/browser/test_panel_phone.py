@@ -204,9 +204,17 @@ def test_controls_are_at_least_44px(phone):
     srv = start_server(name=f"server-touch-{phone.width}")
     try:
         seed(srv)
+        for _ in range(20):  # a long log: the open drawer keeps its head (and its close) in view
+            srv.ok("POST", "/buttons/lamp/press", {})
         open_live(d, srv)
         d.find_element(By.ID, "log-toggle").click()
         assert not small_controls(d), small_controls(d)
+        top = d.execute_script("return document.getElementById('log-toggle').getBoundingClientRect().top")
+        assert 0 <= top < d.execute_script("return innerHeight"), top
+        d.execute_async_script(
+            "const done = arguments[0]; import('/js/ui.js').then((ui) => { ui.toast('a toast', { timeout: 0 }); done(); })")
+        assert not small_controls(d), small_controls(d)
+        d.find_element(By.CSS_SELECTOR, ".toast-close").click()
         d.find_element(By.ID, "log-toggle").click()
         d.find_element(By.ID, "edit-toggle").click()
         assert not small_controls(d), small_controls(d)
