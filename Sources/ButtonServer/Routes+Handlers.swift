@@ -191,6 +191,10 @@ extension API {
             case .queued(let row): return .json(api.deliveryJSON(row), status: 202)
             case .notFound: throw ButtonsError.notFound("no delivery with id '\(id)'")
             case .inFlight: throw ButtonsError.conflict("in_flight", "delivery '\(id)' is being attempted right now")
+            case .notReady:
+                throw ButtonsError.unavailable(
+                    "delivery '\(id)' cannot be sent now (the MQTT broker is not connected); it goes when the broker is back",
+                    retryAfter: 5)
             }
         }
     }

@@ -165,6 +165,8 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         case queued(DeliveryRow)
         case notFound
         case inFlight
+        /// Its target cannot send now (MQTT with the broker away): it goes when it can.
+        case notReady
     }
 
     /// One more attempt of a delivery, now: a finished one becomes pending again, a pending
@@ -173,6 +175,11 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         let inFlight = condition.locked { state.queues.values.contains { $0.inFlight == id } }
         if inFlight { return .inFlight }
         guard var row = try store.delivery(id: id) else { return .notFound }
+        let ready = condition.locked { () -> Bool in
+            guard case .sender(let sender)? = state.specs[row.handler]?.runner else { return true }
+            return sender.isReady
+        }
+        if !ready { return .notReady }
         guard try store.reschedule(delivery: id, at: now) else { return .notFound }
         if row.status.isFinished { log.reopened() }
         row.status = .pending

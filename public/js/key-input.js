@@ -4,7 +4,7 @@
 
 import { post, enc, ApiError } from "./api.js";
 import { showError, toast } from "./ui.js";
-import { buttons, ingest, reloadButton } from "./store.js";
+import { buttons, ingest, reloadButton, onEvent } from "./store.js";
 import { mode } from "./mode.js";
 
 // One chain per button, so an up never overtakes its down.
@@ -27,6 +27,16 @@ let lastNetworkToast = 0;
 // waiting in a request that a stalled server might carry out much later.
 const INPUT_TIMEOUT_MS = 3000;
 
+// Downs given up after the timeout, by button: their `t`. A stalled server that wakes may
+// still apply one (the request had reached it); when that touch-down shows on the stream,
+// it is cancelled at once, so the key is not left held until maxHoldMs.
+const givenUp = new Map();
+onEvent((ev, source) => {
+  if (ev.type !== "touch-down" || source === "history" || givenUp.get(ev.button) !== ev.t) return;
+  givenUp.delete(ev.button);
+  post(`buttons/${enc(ev.button)}/cancel`, {}).catch(() => {});
+});
+
 function failed(view, kind, err) {
   const timedOut = err.code === "timeout";
   view.showFailed(timedOut ? "no answer" : err.status === 0 ? "not sent" : "refused");
@@ -38,7 +48,7 @@ function failed(view, kind, err) {
       toast(timedOut ? `${label}: no answer` : `${label}: not sent`, {
         kind: "error",
         detail: timedOut
-          ? "The server did not answer within 3 s; the press was given up here and is not sent again."
+          ? `The server did not answer within ${INPUT_TIMEOUT_MS / 1000} s; the press was given up (cancelled if the server applies it later).`
           : "The server cannot be reached; the press was not queued.",
       });
     }
@@ -70,6 +80,7 @@ function sendInput(view, press, kind, body) {
       if (res && res.events) ingest(res.events, "response");
     } catch (err) {
       if (kind === "down") press.failed = true;
+      if (kind === "down" && err.code === "timeout" && "t" in b) givenUp.set(press.id, b.t);
       // After a server-made cancel (max hold), the up is refused as not_down: that is expected.
       if (err.code === "not_down" && kind !== "down") { view.release(); return; }
       if (view.press === press) { press.ended = true; view.press = null; }

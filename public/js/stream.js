@@ -9,9 +9,10 @@ import { ingest, lastSeq, applyRegistry } from "./store.js";
 let es = null;
 let retryTimer = null;
 // EventSource hides the server's comment heartbeats (every 15 s), so a link that went
-// silent (a stalled server, a dropped Wi-Fi without a close) looks like a quiet one. After
-// SILENCE_MS with nothing on the stream, a quick request tells which; no answer in time
-// means the stream is dead and is opened again (showing "reconnecting" meanwhile).
+// silent (a stalled server, a Wi-Fi roam that left the stream half-open) looks like a quiet
+// one. After SILENCE_MS with nothing on the stream, the newest event is asked for over a new
+// connection: no answer in time, or an event the stream never brought, and the stream is
+// opened again (from the last seq seen, showing "reconnecting" meanwhile).
 const SILENCE_MS = 20000;
 const PROBE_TIMEOUT_MS = 4000;
 let lastHeard = Date.now();
@@ -75,10 +76,15 @@ function connect() {
 
 async function checkSilence() {
   if (!es || es.readyState !== EventSource.OPEN || Date.now() - lastHeard < SILENCE_MS) return;
+  let alive;
   try {
-    const res = await fetch("/healthz", { cache: "no-store", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    if (res.ok) { lastHeard = Date.now(); return; }
-  } catch { /* no answer in time */ }
+    const res = await api("GET", "events?limit=1", undefined, { retryAuth: false, timeoutMs: PROBE_TIMEOUT_MS });
+    const events = (res && res.events) || [];
+    alive = !events.length || events[events.length - 1].seq <= lastSeq();
+  } catch (err) {
+    alive = err.status > 0; // the server answered (a refused token, say): the link is up
+  }
+  if (alive) { lastHeard = Date.now(); return; }
   if (!es || es.readyState !== EventSource.OPEN || Date.now() - lastHeard < SILENCE_MS) return;
   dropped = true;
   statusFn("reconnecting");

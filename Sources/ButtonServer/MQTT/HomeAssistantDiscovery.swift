@@ -26,13 +26,23 @@ struct HomeAssistantDiscovery: Sendable {
     }
 
     /// HA's topic and unique ids may hold letters, digits, `_` and `-`; any other character
-    /// of a name is written as its UTF-8 bytes in hex between underscores (`.` → `_2E_`).
-    /// Button and sheet ids are lower case, so `hall.light` (`hall_2E_light`) and `hall_light`
-    /// never share an id.
+    /// of a button's or sheet's id is written as its UTF-8 bytes in hex between underscores
+    /// (`.` → `_2E_`). Those ids are lower case, so `hall.light` (`hall_2E_light`) and
+    /// `hall_light` never share an id.
     static func objectID(_ id: String) -> String {
+        escaped(id) { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+    }
+
+    /// The node id of every config topic of this instance. An instance name may hold any
+    /// case, so `_` and capitals are escaped too: two names never share a node.
+    var node: String {
+        "buttond_" + Self.escaped(instance) { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+
+    private static func escaped(_ text: String, keeping kept: (Unicode.Scalar) -> Bool) -> String {
         var out = ""
-        for c in id.unicodeScalars {
-            if ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-" {
+        for c in text.unicodeScalars {
+            if kept(c) {
                 out.unicodeScalars.append(c)
             } else {
                 for byte in String(c).utf8 { out += "_" + String(byte, radix: 16, uppercase: true) + "_" }
@@ -40,9 +50,6 @@ struct HomeAssistantDiscovery: Sendable {
         }
         return out
     }
-
-    /// The node id of every config topic of this instance.
-    var node: String { "buttond_" + Self.objectID(instance) }
 
     /// The instance's device: every button's and sheet's `via_device`.
     var instanceDevice: String { "buttond_" + instance }

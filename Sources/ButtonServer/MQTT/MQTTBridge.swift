@@ -24,9 +24,12 @@ final class MQTTBridge: CommitObserver {
     let logger: Logger
     /// Set by `start`; commands wait for it.
     private let sequencer = Locked<Sequencer?>(nil)
-    /// The discovery config topics published for each button (`button:<id>`) and sheet
-    /// (`sheet:<id>`), so a change or a delete can clear what is no longer there.
+    /// The discovery config topics published for each button (`button:<id>`), sheet
+    /// (`sheet:<id>`) and the instance (`instance`), so a change or a delete can clear what is
+    /// no longer there. Its lock also orders those publications with the sweep's clearing.
     private let configTopics = Locked<[String: Set<String>]>([:])
+    /// Counts sweeps, so the end of an old one leaves a newer one's subscriptions alone.
+    private let sweeps = Locked(0)
     private let commandsSeen = Locked(0)
     /// Look changes from commands, one at a time, off the network thread.
     private let looks = DispatchQueue(label: "buttond.mqtt.looks")
@@ -101,12 +104,18 @@ final class MQTTBridge: CommitObserver {
     /// cleared.
     private func sweep() {
         let filters = sweepFilters
+        let generation = sweeps.withLock { count in
+            count += 1
+            return count
+        }
         for filter in filters { client.subscribeForNow(filter) }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.sweepSeconds) { [self] in
+            guard sweeps.withLock({ $0 }) == generation else { return }  // a reconnect started another
             for filter in filters { client.unsubscribe(filter) }
         }
     }
 
+    /// How long after a connect the broker's retained topics are read back.
     static let sweepSeconds = 3.0
 
     private var sweepFilters: [String] {
@@ -125,16 +134,20 @@ final class MQTTBridge: CommitObserver {
 
     /// A retained message of a swept topic: cleared unless something of today's registry has it.
     private func clearIfStale(_ topic: String) {
-        let stale: Bool
-        if topic.hasSuffix("/config") {
-            stale = !configTopics.withLock { $0.values.contains { $0.contains(topic) } }
-        } else {
-            let id = topic.dropFirst(base.count + "/button/".count).dropLast("/state".count)
-            stale = (try? registry.button(String(id))) == nil
+        // Decided and cleared under the lock that publishing a new button's topics takes, so a
+        // button made meanwhile is never cleared after it was announced.
+        let cleared = configTopics.withLock { known in
+            let stale: Bool
+            if topic.hasSuffix("/config") {
+                stale = !known.values.contains { $0.contains(topic) }
+            } else {
+                let id = topic.dropFirst(base.count + "/button/".count).dropLast("/state".count)
+                stale = (try? registry.button(String(id))) == nil
+            }
+            if stale { client.send(.init(topic: topic, payload: [], qos: 1, retain: true)) }
+            return stale
         }
-        guard stale else { return }
-        logger.log(.info, "mqtt cleared a retained topic of a button or sheet that is gone", ["topic": topic])
-        client.send(.init(topic: topic, payload: [], qos: 1, retain: true))
+        if cleared { logger.log(.info, "mqtt cleared a retained topic of a button or sheet that is gone", ["topic": topic]) }
     }
 
     func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
@@ -169,19 +182,24 @@ final class MQTTBridge: CommitObserver {
     /// Publishes configs (retained) and clears the owner's topics that are no longer among them.
     private func publish(_ configs: [(topic: String, payload: JSONValue)], owner: String) {
         let topics = Set(configs.map(\.topic))
-        let stale = configTopics.withLock { known in
-            defer { known[owner] = topics.isEmpty ? nil : topics }
-            return (known[owner] ?? []).subtracting(topics)
+        configTopics.withLock { known in
+            for topic in (known[owner] ?? []).subtracting(topics).sorted() {
+                client.send(.init(topic: topic, payload: [], qos: 1, retain: true))
+            }
+            known[owner] = topics.isEmpty ? nil : topics
+            for (topic, payload) in configs {
+                client.send(.init(topic: topic, payload: JSONWriter.encode(payload), qos: 1, retain: true))
+            }
         }
-        for topic in stale.sorted() { client.send(.init(topic: topic, payload: [], qos: 1, retain: true)) }
-        for (topic, payload) in configs { client.send(.init(topic: topic, payload: JSONWriter.encode(payload), qos: 1, retain: true)) }
     }
 
     private func registryChanged(_ change: Registry.RegistryChange) {
         switch change {
         case .button(let definition):
             publishDiscovery(definition)
-            if let slot = try? registry.button(definition.id) { publishState(slot, definition: definition) }
+            if let slot = try? registry.button(definition.id) {
+                configTopics.withLock { _ in publishState(slot, definition: definition) }  // ordered with the sweep
+            }
         case .sheet(let definition): publishDiscovery(definition)
         case .buttonDeleted(let id):
             publish([], owner: "button:" + id)
