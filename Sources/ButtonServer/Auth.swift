@@ -95,10 +95,9 @@ struct Auth: Sendable {
                 }
                 chmod(file, 0o600)
                 admin = token
-                let host = options.host.contains(":") ? "[\(options.host)]" : options.host
                 logger.log(
                     .warn, "generated an admin token; keep it safe",
-                    ["token": token, "file": file, "panel": "http://\(host):\(options.port)/"], force: true)
+                    ["token": token, "file": file, "panel": options.panelURL(port: options.port)], force: true)
             }
         }
         return Auth(adminToken: admin, pressToken: options.pressToken)

@@ -108,10 +108,8 @@ public final class ButtonServerApp: Sendable {
         }
         dispatcher.start(rules: rules)
         mqtt?.start(sequencer: sequencer, retryScale: options.retryScale)
-        let tls = options.tlsCert != nil || options.tlsSelfSigned
-        let scheme = tls ? "https" : "http"
-        logger.log(.info, "listening", ["url": "\(scheme)://\(options.host):\(port)/", "data_dir": options.dataDir], force: true)
-        if !tls && !Auth.isLoopback(options.host) {
+        logger.log(.info, "listening", ["url": options.url(host: options.host, port: port), "data_dir": options.dataDir], force: true)
+        if !options.usesTLS && !Auth.isLoopback(options.host) {
             logger.log(
                 .warn, "serving plain HTTP off loopback: tokens and presses travel in clear; use --tls-cert and --tls-key",
                 ["host": options.host], force: true)

@@ -52,9 +52,15 @@ public struct Logger: Sendable {
         writeAll(2, line.utf8)
     }
 
+    /// C0 and C1 controls, DEL, and the Unicode line and paragraph separators: what could end
+    /// a line or drive a terminal (UTF-8 encoded C1 codes do, in xterm).
+    static func isControl(_ c: Unicode.Scalar) -> Bool {
+        c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
+    }
+
     static func quote(_ value: String) -> String {
         let plain = !value.isEmpty && !value.unicodeScalars.contains { c in
-            c == " " || c == "\"" || c == "=" || c == "\\" || c.value < 0x20 || c.value == 0x7F || c.properties.isWhitespace
+            c == " " || c == "\"" || c == "=" || c == "\\" || isControl(c) || c.properties.isWhitespace
         }
         if plain { return value }
         return jsonString(value)
@@ -70,7 +76,7 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                if isControl(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -56,4 +56,26 @@ public struct ServeOptions: Sendable {
         !text.isEmpty && text.utf8.count <= 64
             && !text.unicodeScalars.contains { "/+#".unicodeScalars.contains($0) || $0.value < 0x21 || $0.value == 0x7F }
     }
+
+    /// Whether the server speaks HTTPS.
+    public var usesTLS: Bool { tlsCert != nil || tlsSelfSigned }
+
+    /// `http(s)://host:port/`, an IPv6 address in brackets.
+    func url(host: String, port: Int) -> String {
+        "\(usesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+    }
+
+    /// Where a browser finds the panel: the address bound, or this machine's name when bound
+    /// to every address (0.0.0.0 is nowhere a browser can go).
+    func panelURL(port: Int) -> String {
+        url(host: host == "0.0.0.0" || host == "::" ? Self.hostName() ?? "localhost" : host, port: port)
+    }
+
+    /// This machine's name up to its first dot, if it has one.
+    static func hostName() -> String? {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count) == 0 else { return nil }
+        let bytes = name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self).split(separator: ".").first.map(String.init)
+    }
 }

@@ -22,7 +22,7 @@ enum TLSFiles {
             password.withCString { secret in
                 parse(keyPEM) { PEM_read_bio_PrivateKey($0, nil, nil, UnsafeMutableRawPointer(mutating: secret)) }
             }
-        } ?? parse(keyPEM) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
+        } ?? parse(keyPEM) { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }  // no password: never ask on a terminal
         guard let privateKey else {
             let hint = password == nil ? " (an encrypted key needs BUTTOND_TLS_KEY_PASSWORD)" : " (or the password is wrong)"
             throw Failure(description: "--tls-key \(key) holds no usable PEM private key\(hint): \(opensslError())")

@@ -155,8 +155,7 @@ public enum ClientCommand {
         } catch {
             return fail(error.description)
         }
-        let tls = options.tlsCert != nil || options.tlsSelfSigned
-        var client = HTTPClient(base: "\(tls ? "https" : "http")://127.0.0.1:\(options.port)", timeoutSeconds: 5)
+        var client = HTTPClient(base: "\(options.usesTLS ? "https" : "http")://127.0.0.1:\(options.port)", timeoutSeconds: 5)
         client.verifiesPeer = false
         do {
             let reply = try client.get("/healthz")

@@ -39,27 +39,34 @@ static size_t bd_unescape(void *cls, struct MHD_Connection *connection, char *s)
     return (size_t)(out - s);
 }
 
-/* What the URI-log callback hands a request with too many query parameters, instead of a
-   request context: the access handler answers it with an error. */
+/* What the URI-log callback hands a request with too many query parameters, or too long a
+   query, instead of a request context: the access handler answers it with an error. */
 static char too_many_parameters;
+static char query_too_long;
 
 void *bd_too_many_parameters(void) { return &too_many_parameters; }
+void *bd_query_too_long(void) { return &query_too_long; }
 
 /* Called with the request line's URI before libmicrohttpd parses the query into its
-   connection pool (which a few hundred parameters exhaust, leaving the connection with no
-   answer at all). Too many: the query is cut off where it starts, so nothing is parsed,
-   and the request is marked for an error answer. */
+   connection pool (which a few hundred parameters, or a few dozen long ones, exhaust,
+   leaving the connection with no answer at all). Too many or too long: the query is cut off
+   where it starts, so nothing is parsed, and the request is marked for an error answer. */
 static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *connection) {
     (void)connection;
     unsigned int limit = (unsigned int)(uintptr_t)cls;
     char *query = strchr(uri, '?');
     if (query == NULL) return NULL;
     unsigned int count = 1;
-    for (const char *c = query + 1; *c != '\0'; c++) {
+    const char *c = query + 1;
+    for (; *c != '\0'; c++) {
         if (*c == '&' && ++count > limit) {
             query[1] = '\0';  /* the URI is in libmicrohttpd's own (writable) read buffer */
             return &too_many_parameters;
         }
+    }
+    if ((size_t)(c - query - 1) > BD_MAX_QUERY_BYTES) {
+        query[1] = '\0';
+        return &query_too_long;
     }
     return NULL;
 }

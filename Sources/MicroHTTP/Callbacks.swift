@@ -115,21 +115,29 @@ private func awaitPending(context: RequestContext, connection: OpaquePointer, se
     return answer(response, route: route, method: method, path: path, context: context, connection: connection, server: server)
 }
 
+/// Whether a request context is the URI check's mark of a query refused before parsing.
+private func isURIMarker(_ context: UnsafeMutableRawPointer) -> Bool {
+    context == bd_too_many_parameters() || context == bd_query_too_long()
+}
+
 let accessHandler: MHD_AccessHandlerCallback = {
     cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let requestContext, let uploadDataSize else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let limit = server.configuration.maxBodyBytes
 
-    guard let opaque = requestContext.pointee, opaque != bd_too_many_parameters() else {
+    guard let opaque = requestContext.pointee, !isURIMarker(opaque) else {
         bd_request_started(connection)
-        let tooMany = requestContext.pointee != nil
+        let marker = requestContext.pointee
         let context = RequestContext()
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        if tooMany {
-            var response = HTTPError(
-                414, code: "too_many_parameters",
-                message: "the query has more than \(server.configuration.maxQueryParameters) parameters"
+        if let marker {
+            var response = (
+                marker == bd_too_many_parameters()
+                    ? HTTPError(
+                        414, code: "too_many_parameters",
+                        message: "the query has more than \(server.configuration.maxQueryParameters) parameters")
+                    : HTTPError(414, code: "query_too_long", message: "the query is longer than \(BD_MAX_QUERY_BYTES) bytes")
             ).response
             response.headers.append(("Connection", "close"))
             return answer(
@@ -205,7 +213,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
 
 let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     if let connection { bd_request_ended(connection) }
-    guard let requestContext, let opaque = requestContext.pointee, opaque != bd_too_many_parameters() else { return }
+    guard let requestContext, let opaque = requestContext.pointee, !isURIMarker(opaque) else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(opaque).takeRetainedValue()
     if context.pending != nil, let cls {
         // The client left while its answer was being produced: nobody will queue it.

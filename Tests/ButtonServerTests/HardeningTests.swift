@@ -27,6 +27,10 @@ struct HardeningTests {
         #expect(Logger.quote("a\u{7F}b") == #""a\u007fb""#)
         #expect(Logger.quote("plain") == "plain")
         #expect(!Logger.quote("tab\there").contains("\t"))
+        // C1 controls (CSI, NEL) and the Unicode line separator, raw in UTF-8, act on terminals too
+        #expect(Logger.quote("/c1\u{9B}31mX\u{85}Y\u{2028}Z") == #""/c1\u009b31mX\u0085Y\u2028Z""#)
+        #expect(Logger.jsonString("\u{9B}") == #""\u009b""#)
+        #expect(Logger.quote("21.5 °C") == #""21.5 °C""#, "other non-ASCII stays as it is")
     }
 
     @Test func anEmptyAdminTokenIsNoToken() throws {
@@ -39,6 +43,20 @@ struct HardeningTests {
         defer { server.stop() }
         #expect(server.log.contains("generated an admin token"))
         #expect(FileManager.default.fileExists(atPath: dir + "/admin-token"))
+    }
+
+    /// The generated token is printed with the panel's URL: one a browser can open (it was
+    /// http:// under TLS, and 0.0.0.0).
+    @Test func thePanelURLIsOneABrowserCanOpen() {
+        var options = ServeOptions()
+        options.host = "0.0.0.0"
+        options.tlsSelfSigned = true
+        let url = options.panelURL(port: 8443)
+        #expect(url.hasPrefix("https://") && url.hasSuffix(":8443/") && !url.contains("0.0.0.0"), "\(url)")
+        options.tlsSelfSigned = false
+        options.host = "::1"
+        #expect(options.panelURL(port: 8080) == "http://[::1]:8080/")
+        #expect(options.url(host: "::", port: 1) == "http://[::]:1/")
     }
 
     @Test func versionAsAFlagToo() throws {
@@ -93,6 +111,20 @@ struct HardeningTests {
         #expect(reply.header("connection")?.lowercased() == "close")
         // A request with a handful still works.
         #expect(try server.client.get("/api/v1/events?limit=5&after=0").status == 200)
+    }
+
+    /// Fewer than 100 parameters, but long ones: libmicrohttpd's pool ran out and the client got
+    /// nothing until the header deadline (SPEC §6: an error status and a close, never a hang).
+    @Test(arguments: [(60, 480), (90, 300), (100, 270)])
+    func aLongQueryGetsAnAnswerAndAClose(count: Int, length: Int) throws {
+        let server = try TestServer()
+        let query = (0..<count).map { "p\($0)=" + String(repeating: "v", count: length) }.joined(separator: "&")
+        let connection = try RawConnection(host: "127.0.0.1", port: server.app.port, timeoutSeconds: 5)
+        try connection.write(Array("GET /api/v1/buttons?\(query) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let reply = try connection.readReply()
+        #expect(reply.status == 414)
+        #expect(reply.json["error"]?["code"] == "query_too_long")
+        #expect(reply.header("connection")?.lowercased() == "close")
     }
 
     @Test func aSecondServerOnTheSameDirectorySaysWhoHasIt() throws {

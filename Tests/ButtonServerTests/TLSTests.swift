@@ -104,6 +104,29 @@ struct TLSTests {
         }
     }
 
+    /// An encrypted key without its password, started from a terminal: OpenSSL's default was
+    /// to ask for the pass phrase on the terminal, so the server hung at start (and a SIGHUP
+    /// reload hung for good). Now it is the same clear exit 1, and nothing is asked.
+    @Test func anEncryptedKeyWithoutItsPasswordIsNeverAskedForOnATerminal() throws {
+        let dir = try Self.certificates()
+        let command = [
+            "timeout", "-s", "KILL", "10", ServerProcess.binary, "serve", "--port", "0", "--data-dir", dir + "/tty-data",
+            "--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/locked-key.pem",
+        ].joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]  // a pseudo-terminal, as a shell has
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(text)")  // 137 would be timeout killing it: it waited
+        #expect(!text.lowercased().contains("pass phrase"), "\(text)")
+        #expect(text.contains("BUTTOND_TLS_KEY_PASSWORD"), "\(text)")
+    }
+
     @Test func plainHTTPOffLoopbackSaysTokensTravelInClear() throws {
         let dir = NSTemporaryDirectory() + "buttond-clear-\(UUID().uuidString)"
         let server = try ServerProcess(dataDir: dir, arguments: ["--host", "0.0.0.0", "--admin-token", "t0ken-0123456789"])

@@ -289,11 +289,8 @@ final class MQTTBridge: CommitObserver {
         return String(parts[0][..<colon]) + ":***@" + parts[1]
     }
 
+    /// The instance name when none is given: the host name, if it can be a topic level.
     static func hostName() -> String {
-        var name = [CChar](repeating: 0, count: 256)
-        guard gethostname(&name, name.count) == 0 else { return "buttond" }
-        let bytes = name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        let host = String(decoding: bytes, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "buttond"
-        return ServeOptions.isTopicLevel(host) ? host : "buttond"
+        ServeOptions.hostName().flatMap { ServeOptions.isTopicLevel($0) ? $0 : nil } ?? "buttond"
     }
 }

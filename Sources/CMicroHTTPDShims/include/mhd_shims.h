@@ -44,6 +44,9 @@ unsigned int bd_daemon_connections(struct MHD_Daemon *daemon);
 
 /// The request context a request with too many query parameters starts with.
 void *bd_too_many_parameters(void);
+/* The marker of a request whose query is longer than BD_MAX_QUERY_BYTES (answered 414). */
+void *bd_query_too_long(void);
+#define BD_MAX_QUERY_BYTES 8192
 
 /// Writes the client's numeric address into buf ("" when unknown).
 void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len);
