@@ -46,7 +46,7 @@ extension Dispatcher {
             guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,
                 let target = state.specs[handler], target.enabled
             else { continue }
-            if case .sender(let sender) = target.runner, !sender.isReady {
+            if !target.isReady {
                 wakeAt = min(wakeAt, now + Self.notReadyRecheckMs)  // in case no one says when it is
                 continue
             }

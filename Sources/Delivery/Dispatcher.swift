@@ -37,6 +37,12 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         var kind: String
         var batchLimit: Int
         var policy: DeliveryPolicy
+
+        /// Whether an attempt could succeed now: a handler always, a sender of ours when it says so.
+        var isReady: Bool {
+            guard case .sender(let sender) = runner else { return true }
+            return sender.isReady
+        }
     }
 
     struct State {
@@ -175,11 +181,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         let inFlight = condition.locked { state.queues.values.contains { $0.inFlight == id } }
         if inFlight { return .inFlight }
         guard var row = try store.delivery(id: id) else { return .notFound }
-        let ready = condition.locked { () -> Bool in
-            guard case .sender(let sender)? = state.specs[row.handler]?.runner else { return true }
-            return sender.isReady
-        }
-        if !ready { return .notReady }
+        if condition.locked({ state.specs[row.handler]?.isReady == false }) { return .notReady }
         guard try store.reschedule(delivery: id, at: now) else { return .notFound }
         if row.status.isFinished { log.reopened() }
         row.status = .pending
