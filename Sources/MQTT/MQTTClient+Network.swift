@@ -18,7 +18,7 @@ extension MQTTClient {
                 state.lastError = configurationError
                 return false
             }
-            state.connection = .connecting
+            setConnection(.connecting)
             state.running = true
             return true
         }
@@ -49,7 +49,7 @@ extension MQTTClient {
             while state.running, monotonicSeconds() < deadline {
                 lock.wait(seconds: deadline - monotonicSeconds())
             }
-            state.connection = .disconnected
+            setConnection(.disconnected)
         }
     }
 
@@ -74,7 +74,7 @@ extension MQTTClient {
                 if !state.stopping {
                     // Publishers only touch the connection while `.connected`: from here on
                     // this thread may reconnect it alone.
-                    state.connection = .connecting
+                    setConnection(.connecting)
                     if !state.connectedThisAttempt, !state.refusedThisAttempt {
                         let detail = state.libraryError.map { " (\($0))" } ?? ""
                         state.lastError =
@@ -93,7 +93,7 @@ extension MQTTClient {
             delay = min(delay * 2, 30)
         }
         lock.locked {
-            state.connection = .disconnected
+            setConnection(.disconnected)
             state.running = false
             state.networkThread = nil
             lock.broadcast()
@@ -137,7 +137,7 @@ extension MQTTClient {
             state.connectedThisAttempt = true
             state.lastError = nil
             guard !state.stopping else { return nil }
-            state.connection = .connected
+            setConnection(.connected)
             for subscription in state.subscriptions {
                 _ = mosquitto_subscribe(handle, nil, subscription.topic, Int32(subscription.qos))
             }
@@ -149,7 +149,7 @@ extension MQTTClient {
     func didDisconnect(code: Int32) {
         lock.locked {
             if state.connection == .connected {
-                state.connection = state.stopping ? .disconnected : .connecting
+                setConnection(state.stopping ? .disconnected : .connecting)
                 if code != 0, !state.stopping {
                     state.lastError = "connection to \(options.host):\(options.port) lost: \(describe(code))"
                 }

@@ -1,5 +1,6 @@
 import CMosquitto
 import Platform
+import Synchronization
 import ThreadSupport
 
 /// One connection to an MQTT broker, kept up for ever: libmosquitto does the protocol, a
@@ -75,6 +76,18 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
     let configurationError: String?
     let lock = Condition()
     var state = State()
+    /// `state.connection == .connected`, readable without `lock` (which a publish holds while it
+    /// hands a run of messages over): a caller that only asks whether to try never waits.
+    private let connectedNow = Atomic<Bool>(false)
+
+    /// With `lock` held: the connection's new state.
+    func setConnection(_ connection: Connection) {
+        state.connection = connection
+        connectedNow.store(connection == .connected, ordering: .releasing)
+    }
+
+    /// Whether the client is connected, without waiting for a publish in progress.
+    public var isConnected: Bool { connectedNow.load(ordering: .acquiring) }
 
     public init(options: Options) {
         _ = mosquittoLibraryReady

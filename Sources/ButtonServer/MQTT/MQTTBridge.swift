@@ -28,8 +28,9 @@ final class MQTTBridge: CommitObserver {
     /// (`sheet:<id>`) and the instance (`instance`), so a change or a delete can clear what is
     /// no longer there. Its lock also orders those publications with the sweep's clearing.
     private let configTopics = Locked<[String: Set<String>]>([:])
-    /// Counts sweeps, so the end of an old one leaves a newer one's subscriptions alone.
-    private let sweeps = Locked(0)
+    /// The filters the present sweep still reads, and a count of sweeps (so the end of an old
+    /// one leaves a newer one's subscriptions alone).
+    private let sweeping = Locked<(generation: Int, filters: Set<String>)>((0, []))
     private let commandsSeen = Locked(0)
     /// Look changes from commands, one at a time, off the network thread.
     private let looks = DispatchQueue(label: "buttond.mqtt.looks")
@@ -98,38 +99,48 @@ final class MQTTBridge: CommitObserver {
 
     // MARK: What the broker kept from before
 
-    /// For a few seconds after connecting, what the broker retains under this instance's
-    /// discovery and state topics comes back, and what no longer belongs to a button or
-    /// sheet (deleted, or a gesture dropped, while buttond was away from the broker) is
-    /// cleared.
+    /// After connecting, what the broker retains under this instance's discovery and state
+    /// topics comes back, and what no longer belongs to a button or sheet (deleted, or a
+    /// gesture dropped, while buttond was away from the broker) is cleared. A filter is read
+    /// until a live message shows the broker has sent what it kept (our own publications would
+    /// otherwise come back: every state change twice), or for `sweepSeconds` at most.
     private func sweep() {
         let filters = sweepFilters
-        let generation = sweeps.withLock { count in
-            count += 1
-            return count
+        let generation = sweeping.withLock { sweep in
+            sweep = (sweep.generation + 1, Set(filters))
+            return sweep.generation
         }
         for filter in filters { client.subscribeForNow(filter) }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.sweepSeconds) { [self] in
-            guard sweeps.withLock({ $0 }) == generation else { return }  // a reconnect started another
-            for filter in filters { client.unsubscribe(filter) }
+            let left = sweeping.withLock { sweep in
+                guard sweep.generation == generation else { return Set<String>() }  // a reconnect started another
+                defer { sweep.filters = [] }
+                return sweep.filters
+            }
+            for filter in left { client.unsubscribe(filter) }
         }
     }
 
-    /// How long after a connect the broker's retained topics are read back.
+    /// How long after a connect the broker's retained topics are read back at most.
     static let sweepSeconds = 3.0
 
-    private var sweepFilters: [String] {
-        ["\(base)/button/+/state"] + (discovery.map { ["\($0.prefix)/+/\($0.node)/+/config"] } ?? [])
-    }
+    private var stateFilter: String { "\(base)/button/+/state" }
+    private var configFilter: String? { discovery.map { "\($0.prefix)/+/\($0.node)/+/config" } }
+    private var sweepFilters: [String] { [stateFilter] + (configFilter.map { [$0] } ?? []) }
 
-    /// Whether `topic` is one `sweep` looks at (they are not commands, whatever comes).
-    private func isSwept(_ topic: String) -> Bool {
-        if let discovery, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"),
+    /// The sweep's filter `topic` falls under, if any (such topics are never commands).
+    private func sweepFilter(of topic: String) -> String? {
+        if let discovery, let configFilter, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"),
             topic.contains("/\(discovery.node)/")
         {
-            return true
+            return configFilter
         }
-        return topic.hasPrefix(base + "/button/") && topic.hasSuffix("/state")
+        return topic.hasPrefix(base + "/button/") && topic.hasSuffix("/state") ? stateFilter : nil
+    }
+
+    /// A live message under a swept filter: the broker has sent what it kept there.
+    private func sweepEnded(_ filter: String) {
+        if sweeping.withLock({ $0.filters.remove(filter) }) != nil { client.unsubscribe(filter) }
     }
 
     /// A retained message of a swept topic: cleared unless something of today's registry has it.
@@ -216,8 +227,12 @@ final class MQTTBridge: CommitObserver {
             if String(decoding: payload, as: UTF8.self) == "online" { publishAll() }
             return
         }
-        if isSwept(topic) {
-            if message.retain && !payload.isEmpty { clearIfStale(topic) }
+        if let filter = sweepFilter(of: topic) {
+            if !message.retain {
+                sweepEnded(filter)
+            } else if !payload.isEmpty {
+                clearIfStale(topic)
+            }
             return
         }
         guard acceptsCommands, let sequencer = sequencer.withLock({ $0 }) else { return }

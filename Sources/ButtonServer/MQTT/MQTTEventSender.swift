@@ -18,7 +18,7 @@ struct MQTTEventSender: DeliverySender {
     /// Seconds to wait for the broker's acknowledgement.
     var timeout = 5.0
 
-    var isReady: Bool { client.connection == .connected }
+    var isReady: Bool { client.isConnected }  // asked under the dispatcher's lock: never waits
 
     func send(_ rows: [DeliveryRow]) -> [AttemptResult] {
         let messages = rows.map { row in
