@@ -183,7 +183,12 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
         }
     }
     if (o->header_deadline_ms != 0) pthread_once(&watchdog_once, start_watchdog);
-    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    /* poll(), not epoll: with epoll, MHD_quiesce_daemon (every stop, every TLS reload) races
+       the worker threads to take the listening socket out of their epoll sets, and 0.9.75
+       aborts the process when the worker loses ("Failed to remove listen FD from epoll set").
+       With poll, quiescing only signals the workers. Measured the same run: presses 42.1-42.5 k
+       req/s with poll against 36.4-42.5 k with epoll. */
+    unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
     if (o->ipv6) flags |= MHD_USE_IPv6;
     if (o->turbo) flags |= MHD_USE_TURBO;
     /* HTTPS through libmicrohttpd's own TLS (GnuTLS): TLS 1.2 and 1.3 only. */

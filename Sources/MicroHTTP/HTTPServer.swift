@@ -6,7 +6,7 @@ import Platform
 import Dispatch
 import Synchronization
 
-/// An HTTP server on libmicrohttpd: epoll worker threads call `Router` handlers synchronously.
+/// An HTTP server on libmicrohttpd: poll worker threads call `Router` handlers synchronously.
 public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     let router: Router

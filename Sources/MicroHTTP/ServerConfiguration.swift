@@ -3,7 +3,7 @@ public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 picks a free port; read it back from `HTTPServer.port`.
     public var port: Int = 8080
-    /// libmicrohttpd worker threads, each with its own epoll loop.
+    /// libmicrohttpd worker threads, each with its own poll loop.
     public var threads: Int = 4
     /// Request bodies over this are refused with 413 (before they are read when the length is declared).
     public var maxBodyBytes: Int = 64 * 1024

@@ -1,5 +1,5 @@
 /* The HTTP ceiling for `make bench`: a raw libmicrohttpd server that answers every request
- * with a fixed 200, in the same thread mode as buttond (MHD_USE_EPOLL_INTERNAL_THREAD with
+ * with a fixed 200, in the same thread mode as buttond (MHD_USE_POLL_INTERNAL_THREAD with
  * MHD_ALLOW_SUSPEND_RESUME and a thread pool, see Sources/CMicroHTTPDShims/shims.c), the
  * same connection limits and the same three default headers. It reads (and discards) the
  * request body, as buttond must.
@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
     addr.sin_port = 0;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
-    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
     /* With a certificate and key (PEM files, argv[2] and argv[3]): HTTPS, as buttond
        --tls-cert/--tls-key serves it (TLS 1.2 and 1.3, libmicrohttpd's GnuTLS). */
     struct MHD_OptionItem tls[4] = {{MHD_OPTION_END, 0, NULL}};
