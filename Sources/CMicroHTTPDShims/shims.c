@@ -43,9 +43,22 @@ static size_t bd_unescape(void *cls, struct MHD_Connection *connection, char *s)
    query, instead of a request context: the access handler answers it with an error. */
 static char too_many_parameters;
 static char query_too_long;
+static char bad_target;
 
 void *bd_too_many_parameters(void) { return &too_many_parameters; }
 void *bd_query_too_long(void) { return &query_too_long; }
+void *bd_bad_target(void) { return &bad_target; }
+
+/* A space, a control byte in the target, or a raw NUL: libmicrohttpd ends the URI where the space
+   before the version was, so a URI whose C string stops earlier ("/a\0/../x HTTP/1.1") is
+   not followed by the version. */
+static int has_control_byte(const char *uri) {
+    const unsigned char *c = (const unsigned char *)uri;
+    for (; *c != '\0'; c++) {
+        if (*c <= 0x20 || *c == 0x7f) return 1;
+    }
+    return strncmp((const char *)c + 1, "HTTP/", 5) != 0;
+}
 
 /* Called with the request line's URI before libmicrohttpd parses the query into its
    connection pool (which a few hundred parameters, or a few dozen long ones, exhaust,
@@ -54,6 +67,7 @@ void *bd_query_too_long(void) { return &query_too_long; }
 static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *connection) {
     (void)connection;
     unsigned int limit = (unsigned int)(uintptr_t)cls;
+    if (has_control_byte(uri)) return &bad_target;
     char *query = strchr(uri, '?');
     if (query == NULL) return NULL;
     unsigned int count = 1;
@@ -165,6 +179,50 @@ static void set_waiting(struct MHD_Connection *connection, int waiting) {
 void bd_request_started(struct MHD_Connection *connection) { set_waiting(connection, 0); }
 
 void bd_request_ended(struct MHD_Connection *connection) { set_waiting(connection, 1); }
+
+/* Framing (RFC 9112 §6.3, SPEC §6): what a careful server refuses, checked once per request
+   over the headers as libmicrohttpd received them (every one, duplicates included). */
+struct framing_scan {
+    unsigned int content_lengths, transfer_encodings, hosts;
+    int bad_name, bad_coding;
+};
+
+static int is_token_char(unsigned char c) {
+    return c > 0x20 && c < 0x7f && strchr("\"(),/:;<=>?@[\\]{}", c) == NULL;
+}
+
+static int equals_ignoring_case(const char *a, const char *b) { return strcasecmp(a, b) == 0; }
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct framing_scan *scan = cls;
+    if (key == NULL) return MHD_YES;
+    if (*key == '\0') scan->bad_name = 1;
+    for (const unsigned char *c = (const unsigned char *)key; *c != '\0'; c++) {
+        if (!is_token_char(*c)) scan->bad_name = 1;
+    }
+    if (equals_ignoring_case(key, "Content-Length")) {
+        scan->content_lengths++;
+    } else if (equals_ignoring_case(key, "Transfer-Encoding")) {
+        scan->transfer_encodings++;
+        if (value == NULL || !equals_ignoring_case(value, "chunked")) scan->bad_coding = 1;
+    } else if (equals_ignoring_case(key, "Host")) {
+        scan->hosts++;
+    }
+    return MHD_YES;
+}
+
+int bd_framing_problem(struct MHD_Connection *connection, const char *version) {
+    struct framing_scan scan = {0};
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, scan_header, &scan);
+    if (scan.bad_name) return BD_FRAMING_HEADER_NAME;
+    if (scan.content_lengths > 1) return BD_FRAMING_TWO_LENGTHS;
+    if (scan.content_lengths > 0 && scan.transfer_encodings > 0) return BD_FRAMING_LENGTH_AND_CODING;
+    if (scan.transfer_encodings > 1 || scan.bad_coding) return BD_FRAMING_CODING;
+    int http11 = version != NULL && strcmp(version, "HTTP/1.0") != 0;
+    if (http11 && scan.hosts != 1) return BD_FRAMING_HOST;
+    return BD_FRAMING_OK;
+}
 
 unsigned int bd_daemon_connections(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);

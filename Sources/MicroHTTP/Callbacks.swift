@@ -115,13 +115,42 @@ private func awaitPending(context: RequestContext, connection: OpaquePointer, se
     return answer(response, route: route, method: method, path: path, context: context, connection: connection, server: server)
 }
 
-/// Whether a request context is the URI check's mark of a query refused before parsing.
+/// Whether a request context is the URI check's mark of a request line refused before parsing.
 private func isURIMarker(_ context: UnsafeMutableRawPointer) -> Bool {
-    context == bd_too_many_parameters() || context == bd_query_too_long()
+    context == bd_too_many_parameters() || context == bd_query_too_long() || context == bd_bad_target()
+}
+
+/// The error for a request line the URI check marked.
+private func uriRefusal(_ marker: UnsafeMutableRawPointer, server: HTTPServer) -> HTTPError {
+    switch marker {
+    case bd_too_many_parameters():
+        HTTPError(
+            414, code: "too_many_parameters",
+            message: "the query has more than \(server.configuration.maxQueryParameters) parameters")
+    case bd_query_too_long():
+        HTTPError(414, code: "query_too_long", message: "the query is longer than \(BD_MAX_QUERY_BYTES) bytes")
+    default:
+        HTTPError(400, code: "bad_request", message: "the request target holds a space, a NUL or another control byte")
+    }
+}
+
+/// The error for a request whose framing a careful server refuses (SPEC §6), or nil.
+private func framingRefusal(_ connection: OpaquePointer, _ version: UnsafePointer<CChar>?) -> HTTPError? {
+    let problem = bd_framing_problem(connection, version)
+    let message: String
+    switch Int(problem) {
+    case Int(BD_FRAMING_OK): return nil
+    case Int(BD_FRAMING_HEADER_NAME): message = "a header name holds whitespace or a character a name may not have"
+    case Int(BD_FRAMING_TWO_LENGTHS): message = "the request has more than one Content-Length"
+    case Int(BD_FRAMING_LENGTH_AND_CODING): message = "the request has both Content-Length and Transfer-Encoding"
+    case Int(BD_FRAMING_CODING): message = "the only transfer coding accepted is chunked"
+    default: message = "an HTTP/1.1 request needs exactly one Host header"
+    }
+    return HTTPError(400, code: "bad_request", message: message)
 }
 
 let accessHandler: MHD_AccessHandlerCallback = {
-    cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+    cls, connection, url, method, version, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let requestContext, let uploadDataSize else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let limit = server.configuration.maxBodyBytes
@@ -131,17 +160,11 @@ let accessHandler: MHD_AccessHandlerCallback = {
         let marker = requestContext.pointee
         let context = RequestContext()
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        if let marker {
-            var response = (
-                marker == bd_too_many_parameters()
-                    ? HTTPError(
-                        414, code: "too_many_parameters",
-                        message: "the query has more than \(server.configuration.maxQueryParameters) parameters")
-                    : HTTPError(414, code: "query_too_long", message: "the query is longer than \(BD_MAX_QUERY_BYTES) bytes")
-            ).response
+        if let refusal = marker.map({ uriRefusal($0, server: server) }) ?? framingRefusal(connection, version) {
+            var response = refusal.response
             response.headers.append(("Connection", "close"))
             return answer(
-                response, route: "414", method: method.map { String(cString: $0) } ?? "",
+                response, route: String(refusal.status), method: method.map { String(cString: $0) } ?? "",
                 path: url.map { String(cString: $0) } ?? "", context: context, connection: connection, server: server)
         }
         if let length = lookup(connection, .HEADER_KIND, "Content-Length"), let declared = UInt64(length),

@@ -47,6 +47,19 @@ void *bd_too_many_parameters(void);
 /* The marker of a request whose query is longer than BD_MAX_QUERY_BYTES (answered 414). */
 void *bd_query_too_long(void);
 #define BD_MAX_QUERY_BYTES 8192
+/* The marker of a request whose target holds a NUL or another control byte (answered 400). */
+void *bd_bad_target(void);
+
+/// What is wrong with a request's framing (its headers), or BD_FRAMING_OK.
+enum {
+    BD_FRAMING_OK = 0,
+    BD_FRAMING_HEADER_NAME,        /* whitespace, a control byte or a separator in a header's name */
+    BD_FRAMING_TWO_LENGTHS,        /* more than one Content-Length */
+    BD_FRAMING_LENGTH_AND_CODING,  /* Content-Length together with Transfer-Encoding */
+    BD_FRAMING_CODING,             /* a transfer coding other than exactly "chunked" */
+    BD_FRAMING_HOST,               /* an HTTP/1.1 request without exactly one Host */
+};
+int bd_framing_problem(struct MHD_Connection *connection, const char *version);
 
 /// Writes the client's numeric address into buf ("" when unknown).
 void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len);
