@@ -48,6 +48,7 @@ public final class ButtonServerApp: Sendable {
         let announcing = Locked<RegistryViews?>(nil)
         var http = options.http
         http.tls = try Self.tls(for: options, logger: logger)
+        if let host = options.publicURLHost { http.gate.allowedHosts.append(host) }
         do {
             store = try ButtonStore(directory: options.dataDir)
             let registry = Registry(store: store, maxButtons: options.maxButtons)

@@ -47,6 +47,9 @@ public struct ServeOptions: Sendable {
     /// Multiplies the retry schedule; only tests change it.
     public var retryScale = 1.0
     public var http = ServerConfiguration()
+    /// Where users reach the panel (a proxy's or a name's URL): its host is answered to, and it
+    /// is the panel's address in what buttond prints and publishes.
+    public var publicURL: String?
 
     public init() {}
 
@@ -68,7 +71,18 @@ public struct ServeOptions: Sendable {
     /// Where a browser finds the panel: the address bound, or this machine's name when bound
     /// to every address (0.0.0.0 is nowhere a browser can go).
     func panelURL(port: Int) -> String {
-        url(host: host == "0.0.0.0" || host == "::" ? Self.hostName() ?? "localhost" : host, port: port)
+        if let publicURL { return publicURL.hasSuffix("/") ? publicURL : publicURL + "/" }
+        return url(host: host == "0.0.0.0" || host == "::" ? Self.hostName() ?? "localhost" : host, port: port)
+    }
+
+    /// The host of `publicURL` (an IPv6 address without brackets).
+    var publicURLHost: String? {
+        guard let publicURL, let scheme = publicURL.firstRange(of: "://") else { return nil }
+        let authority = publicURL[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close]).lowercased()
+        }
+        return authority.split(separator: ":").first.map { $0.lowercased() }
     }
 
     /// This machine's name up to its first dot, if it has one.

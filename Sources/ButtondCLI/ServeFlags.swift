@@ -42,6 +42,28 @@ extension ServeOptions {
         return value
     }
 
+    /// A repeatable flag's values: each use adds one; its variable holds a comma-separated list.
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty }
+    }
+
+    static func publicURL(_ text: String) throws(UsageError) -> String {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8, !text.contains(" ") else {
+            throw UsageError(description: "--public-url must be an http:// or https:// URL, not '\(text)'")
+        }
+        return text
+    }
+
+    static func origin(_ text: String) throws(UsageError) -> String {
+        let lower = text.lowercased()
+        let rest = lower.drop { $0 != ":" }.dropFirst(3)
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !rest.isEmpty, !rest.dropLast().contains("/") else {
+            throw UsageError(description: "--allow-origin takes an origin, scheme://host[:port] (as a browser sends it), not '\(text)'")
+        }
+        return text
+    }
+
     static let settings: [Setting] = [
         Setting(flag: "host", help: "address to listen on (default 127.0.0.1)") { o, v in o.host = v },
         Setting(flag: "port", help: "port to listen on, 0 for any (default 8080)") { o, v throws(UsageError) in o.port = try int("port", v, 0...65535) },
@@ -127,6 +149,19 @@ extension ServeOptions {
         },
         Setting(flag: "max-streams", help: "open event streams at most (default 500)") { o, v throws(UsageError) in
             o.http.maxStreams = try int("max-streams", v, 1...100_000)
+        },
+        Setting(flag: "public-url", help: "the URL users reach the panel at (a proxy's, a name's): its host is answered to") {
+            o, v throws(UsageError) in o.publicURL = try publicURL(v)
+        },
+        Setting(flag: "allow-host", help: "a host name to answer to besides loopback and this machine's (repeatable; *.example.org)") {
+            o, v in o.http.gate.allowedHosts += list(v)
+        },
+        Setting(flag: "allow-origin", help: "a web page origin (scheme://host[:port]) that may call the API (repeatable)") {
+            o, v throws(UsageError) in
+            for text in list(v) { o.http.gate.allowedOrigins.append(try origin(text)) }
+        },
+        Setting(flag: "frame-ancestors", help: "CSP frame-ancestors sources that may embed the panel (default 'self')") { o, v in
+            o.http.frameAncestors = v.trimmed().isEmpty ? "'self'" : v.trimmed()
         },
     ]
 

@@ -228,6 +228,15 @@ let accessHandler: MHD_AccessHandlerCallback = {
         headers: collect(connection, .HEADER_KIND, lowercase: true),
         body: context.body, remoteAddress: "")
     context.body = []
+    let configuration = server.configuration
+    if let refusal = configuration.gate.refusal(
+        host: request.headers["host"], origin: request.headers["origin"], boundHost: configuration.host,
+        tls: configuration.tls != nil)
+    {
+        return answer(
+            refusal.response, route: String(refusal.status), method: methodName, path: path, context: context,
+            connection: connection, server: server)
+    }
     let (response, route) = server.router.handle(request)
     return answer(
         response, route: route, method: methodName, path: path, context: context, connection: connection,

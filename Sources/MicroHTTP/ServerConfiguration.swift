@@ -36,12 +36,25 @@ public struct ServerConfiguration: Sendable {
             self.keyPassword = keyPassword
         }
     }
+    /// Which `Host` and `Origin` headers are answered (SPEC §6).
+    public var gate = RequestGate()
+    /// Who may frame the panel: CSP `frame-ancestors` sources; `'self'` alone also sends
+    /// `X-Frame-Options: SAMEORIGIN` (for browsers that know only that).
+    public var frameAncestors = "'self'" {
+        didSet { defaultHeaders = Self.headers(frameAncestors: frameAncestors) }
+    }
     /// Headers added to every response (SPEC §6).
-    public var defaultHeaders: [(String, String)] = [
-        ("Content-Security-Policy", "default-src 'self'"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
-    ]
+    public private(set) var defaultHeaders = headers(frameAncestors: "'self'")
+
+    static func headers(frameAncestors: String) -> [(String, String)] {
+        var headers = [
+            ("Content-Security-Policy", "default-src 'self'; frame-ancestors \(frameAncestors)"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+        ]
+        if frameAncestors == "'self'" { headers.append(("X-Frame-Options", "SAMEORIGIN")) }
+        return headers
+    }
 
     /// Whether `RequestRecord.remoteAddress` is filled in (it costs a lookup per request;
     /// only request logs need it).

@@ -109,7 +109,7 @@ struct HardeningTests {
         let server = try TestServer()
         let query = (0..<count).map { "p\($0)=" + String(repeating: "v", count: length) }.joined(separator: "&")
         let connection = try RawConnection(host: "127.0.0.1", port: server.app.port, timeoutSeconds: 10)
-        try connection.write(Array("GET /api/v1/buttons?\(query) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        try connection.write(Array("GET /api/v1/buttons?\(query) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let reply = try connection.readReply()
         #expect(reply.status == 414)
         #expect(reply.json["error"]?["code"] == .string(code))

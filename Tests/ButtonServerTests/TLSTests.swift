@@ -203,7 +203,7 @@ struct TLSTests {
             ctx = ssl.create_default_context(cafile=sys.argv[1])
             s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[2]))), server_hostname="127.0.0.1")
             def req():
-                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")
                 data = b""
                 while not data.endswith(b"ok"):
                     chunk = s.recv(4096)

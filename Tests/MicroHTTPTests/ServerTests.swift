@@ -72,7 +72,7 @@ struct ServerTests {
         #expect(reply.errorCode == "payload_too_large")
         // Chunked upload with no declared length: refused once it passes the limit.
         let connection = try RawConnection(port: live.server.port)
-        var raw = Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
+        var raw = Array("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
         for _ in 0..<20 { raw += Array("1000\r\n".utf8) + [UInt8](repeating: 0x20, count: 4096) + Array("\r\n".utf8) }
         raw += Array("0\r\n\r\n".utf8)
         // The server may answer and close before the whole body is sent.
@@ -87,7 +87,8 @@ struct ServerTests {
         let index = try live.client.get("/")
         #expect(index.status == 200)
         #expect(index.header("content-type") == "text/html; charset=utf-8")
-        #expect(index.header("content-security-policy") == "default-src 'self'")
+        #expect(index.header("content-security-policy") == "default-src 'self'; frame-ancestors 'self'")
+        #expect(index.header("x-frame-options") == "SAMEORIGIN")
         #expect(index.header("x-content-type-options") == "nosniff")
         #expect(index.header("referrer-policy") == "no-referrer")
         let css = try live.client.get("/css/site.css")

@@ -107,7 +107,7 @@ def stream_status(port: int, target: str, headers: dict[str, str] | None = None)
     """Opens the stream, reads the status line and the first bytes, then hangs up."""
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     try:
-        head = f"GET {target} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+        head = f"GET {target} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n"
         head += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items()) + "\r\n"
         s.sendall(head.encode())
         data = b""

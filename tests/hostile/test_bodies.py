@@ -188,7 +188,7 @@ def test_body_over_64k_declared_is_413(server):
 
 def test_body_over_64k_declared_but_not_sent_is_413_at_once(server):
     """Refused from the Content-Length alone: the client never sends the body."""
-    head = (f"POST /api/v1/buttons HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    head = (f"POST /api/v1/buttons HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n"
             f"Content-Length: {10 * 1024 * 1024}\r\n\r\n").encode()
     r = send_raw(server.port, head, timeout=5)
     assert r.status == 413 and r.error()["code"] == "payload_too_large"
@@ -196,7 +196,7 @@ def test_body_over_64k_declared_but_not_sent_is_413_at_once(server):
 
 def test_body_over_64k_chunked_is_413(server):
     chunk = b" " * 70000
-    raw = (b"POST /api/v1/buttons HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    raw = (b"POST /api/v1/buttons HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n"
            b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % len(chunk) + chunk + b"\r\n0\r\n\r\n")
     r = send_raw(server.port, raw)
     assert r.status == 413 and r.error()["code"] == "payload_too_large"
@@ -212,14 +212,14 @@ def test_body_exactly_64k_is_read(server):
 
 
 def _big_header_request():
-    return (b"GET /api/v1/buttons HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
+    return (b"GET /api/v1/buttons HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
 
 
 def test_headers_over_the_memory_limit_are_431(server):
     r = send_raw(server.port, _big_header_request())
     assert r.status == 431, (r.status, r.body[:200])
     many = b"".join(b"X-H%d: %s\r\n" % (i, b"b" * 100) for i in range(400))
-    r = send_raw(server.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + many + b"\r\n")
+    r = send_raw(server.port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + many + b"\r\n")
     assert r.status == 431
     server.assert_alive()
 
@@ -233,20 +233,20 @@ def test_headers_over_the_memory_limit_get_the_json_error_shape(server):
 
 
 def test_long_url_is_refused(server):
-    r = send_raw(server.port, b"GET /api/v1/buttons?x=" + b"a" * 40000 + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    r = send_raw(server.port, b"GET /api/v1/buttons?x=" + b"a" * 40000 + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     assert r.status in (414, 431), r.status
     server.assert_alive()
 
 
 @pytest.mark.parametrize("raw", [
     b"GARBAGE\r\n\r\n",
-    b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\nConnection: close\r\n\r\n",
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\nConnection: close\r\n\r\n",
-    b"POST /api/v1/input HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n\r\n",
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\nConnection: close\r\n\r\n",
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Nul: a\x00b\r\nConnection: close\r\n\r\n",
-    b"GET /api/v1/buttons\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"GET / HTTP/9.9\r\nHost: localhost\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\nConnection: close\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999999\r\nConnection: close\r\n\r\n",
+    b"POST /api/v1/input HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header\r\nConnection: close\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Nul: a\x00b\r\nConnection: close\r\n\r\n",
+    b"GET /api/v1/buttons\xff\xfe HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
 ], ids=["garbage", "bad-version", "negative-length", "huge-length", "bad-chunk", "header-without-colon", "nul-in-header",
         "invalid-utf8-path"])
 def test_malformed_requests_do_not_crash(server, raw):

@@ -50,7 +50,7 @@ def test_empty_config_import_is_refused(small, body):
 
 def open_stream(port: int) -> tuple[socket.socket, bytes]:
     s = socket.create_connection(("127.0.0.1", port), timeout=3)
-    s.sendall(b"GET /api/v1/events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.sendall(b"GET /api/v1/events/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
     return s, s.recv(300).split(b"\r\n", 1)[0]
 
 

@@ -36,8 +36,8 @@ def trickle(port: int, payload: bytes, stop: threading.Event, opened: list, erro
 
 def test_slow_clients_do_not_starve_others(server):
     port = server.port
-    head = b"GET /api/v1/buttons HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"s" * 64 + b"\r\n\r\n"
-    body_head = (b"POST /api/v1/buttons HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n")
+    head = b"GET /api/v1/buttons HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"s" * 64 + b"\r\n\r\n"
+    body_head = (b"POST /api/v1/buttons HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n")
     stop = threading.Event()
     opened: list = []
     errors: list = []
@@ -105,7 +105,7 @@ def test_many_idle_connections_do_not_block_new_ones(server):
         for _ in range(200):
             socks.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
         start = time.monotonic()
-        r = send_raw(server.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout=5)
+        r = send_raw(server.port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", timeout=5)
         assert r.status == 200
         assert time.monotonic() - start < FAST_LIMIT
     finally:

@@ -11,7 +11,7 @@ SECRETS = [b"root:x:0:0", b"[package]", b"// swift-tools-version", b"import Pack
 
 
 def get(server, target: bytes):
-    return send_raw(server.port, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    return send_raw(server.port, b"GET " + target + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
 
 
 def assert_refused(r, target):
@@ -76,7 +76,7 @@ def test_static_file_headers(server):
     assert r.header("referrer-policy") == "no-referrer"
     etag = r.header("etag")
     assert etag
-    again = send_raw(server.port, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nIf-None-Match: " + etag.encode() + b"\r\n\r\n")
+    again = send_raw(server.port, b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nIf-None-Match: " + etag.encode() + b"\r\n\r\n")
     assert again.status == 304 and again.body == b""
 
 

@@ -1,0 +1,147 @@
+import Platform
+import Synchronization
+
+/// Who may reach the server through a browser (SPEC §6, "the browser is not a way in"): a
+/// `Host` must be a name or address the server answers to (DNS rebinding), and an `Origin`,
+/// when a browser sends one, must be the server's own or one allowed by name. A request with
+/// neither (curl, scripts, the CLI) passes as it always did.
+public struct RequestGate: Sendable {
+    /// Host names allowed besides loopback, this machine's names and addresses and the bound
+    /// address (`--allow-host`, `--public-url`'s host); `*.example.org` allows its subdomains.
+    public var allowedHosts: [String] = []
+    /// Origins allowed besides the server's own (`--allow-origin`), as `scheme://host[:port]`.
+    public var allowedOrigins: [String] = []
+    /// Off: every Host and Origin passes (only tests of other things turn it off).
+    public var enabled = true
+
+    public init() {}
+
+    /// The refusal for a request, or nil when it may go on.
+    func refusal(host: String?, origin: String?, boundHost: String, tls: Bool) -> HTTPError? {
+        guard enabled else { return nil }
+        if let host, !answers(to: Self.name(ofHost: host), boundHost: boundHost) {
+            return HTTPError(
+                421, code: "host_refused",
+                message: "this server does not answer to the host '\(host)': start it with --allow-host NAME (or --public-url URL) to allow it")
+        }
+        guard let origin else { return nil }
+        let given = Self.normalized(origin: origin)
+        if let host, given == Self.normalized(origin: (tls ? "https://" : "http://") + host) { return nil }
+        if allowedOrigins.contains(where: { Self.normalized(origin: $0) == given }) { return nil }
+        return HTTPError(
+            403, code: "origin_refused",
+            message: "requests from the web page at '\(origin)' are refused: start buttond with --allow-origin \(origin) to allow it")
+    }
+
+    /// Whether `name` (lower-cased, no port, IPv6 without brackets) is one this server answers to.
+    func answers(to name: String, boundHost: String) -> Bool {
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        if let address = IPAddress(name) {
+            if address.isLoopback || address == IPAddress(boundHost) { return true }
+            return LocalNames.shared.has(address)
+        }
+        if name == boundHost.lowercased() || LocalNames.shared.names.contains(name) { return true }
+        return allowedHosts.contains { allowed in
+            let pattern = allowed.lowercased()
+            return pattern.hasPrefix("*.") ? name.hasSuffix(pattern.dropFirst()) : name == pattern
+        }
+    }
+
+    /// The host of a `Host` header: lower-cased, without its port, an IPv6 address unbracketed.
+    static func name(ofHost host: String) -> String {
+        let value = host.lowercased()
+        if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
+            return String(value[value.index(after: value.startIndex)..<close])
+        }
+        if let colon = value.lastIndex(of: ":"), value.firstIndex(of: ":") == colon { return String(value[..<colon]) }
+        return value.hasSuffix(".") ? String(value.dropLast()) : value
+    }
+
+    /// `scheme://host[:port]` lower-cased, without a default port or a trailing slash.
+    static func normalized(origin: String) -> String {
+        var value = origin.lowercased()
+        while value.hasSuffix("/") { value.removeLast() }
+        if value.hasPrefix("http://") && value.hasSuffix(":80") { value.removeLast(3) }
+        if value.hasPrefix("https://") && value.hasSuffix(":443") { value.removeLast(4) }
+        return value
+    }
+}
+
+/// An IPv4 or IPv6 address as its 16 bytes (IPv4 as IPv4-mapped IPv6), for comparing forms
+/// that are written differently (`::1` and `0:0::1`).
+struct IPAddress: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init?(_ text: String) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            bytes = Array(repeating: 0, count: 10) + [0xFF, 0xFF] + withUnsafeBytes(of: &v4) { Array($0) }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        } else {
+            return nil
+        }
+    }
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    var isLoopback: Bool {
+        let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+        return (mapped && bytes[12] == 127) || bytes == Array(repeating: 0, count: 15) + [1]
+    }
+}
+
+/// This machine's names and addresses, read again (at most once a second) when a request names
+/// an address not seen yet: a DHCP lease may change while the server runs.
+final class LocalNames: Sendable {
+    static let shared = LocalNames()
+
+    let names: Set<String>
+    private let known = Mutex<(addresses: Set<IPAddress>, readAt: Double)>(([], -1))
+
+    private init() {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var names: Set<String> = []
+        if gethostname(&buffer, buffer.count) == 0 {
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+            if !name.isEmpty {
+                let short = name.split(separator: ".").first.map(String.init) ?? name
+                names = [name, short, short + ".local"]
+            }
+        }
+        self.names = names
+    }
+
+    /// Whether `address` is one of this machine's; the list is read again when it is not in it.
+    func has(_ address: IPAddress) -> Bool {
+        known.withLock { known in
+            if known.addresses.contains(address) { return true }
+            let now = SystemClock.monotonicSeconds()
+            guard now - known.readAt >= 1 else { return false }
+            known = (Self.interfaceAddresses(), now)
+            return known.addresses.contains(address)
+        }
+    }
+
+    private static func interfaceAddresses() -> Set<IPAddress> {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var found: Set<IPAddress> = []
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            guard let address = entry.pointee.ifa_addr else { continue }
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                found.insert(IPAddress(bytes: Array(repeating: 0, count: 10) + [0xFF, 0xFF] + withUnsafeBytes(of: v4) { Array($0) }))
+            case AF_INET6:
+                let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                found.insert(IPAddress(bytes: withUnsafeBytes(of: v6) { Array($0) }))
+            default:
+                continue
+            }
+        }
+        return found
+    }
+}
