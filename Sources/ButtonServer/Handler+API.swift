@@ -252,51 +252,6 @@ extension Handler {
         guard access(path, X_OK) == 0 else { throw ButtonsError.invalid("script.name", "'\(name)' is not executable") }
     }
 
-    var json: JSONValue { json(redactingHeaders: false) }
-
-    /// With `redactingHeaders`, webhook header values and URL query values (credentials,
-    /// often: `?key=…`) read `"***"`: what a press token is shown.
-    func json(redactingHeaders: Bool) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "id": .string(id), "on": .array(on.map { .string($0.rawValue) }), "enabled": .bool(enabled),
-        ]
-        switch owner {
-        case .button(let name): object["button"] = .string(name)
-        case .sheet(let name): object["sheet"] = .string(name)
-        }
-        if let option { object["option"] = .string(option) }
-        object["ordered"] = .bool(ordered)
-        var extra: [String: JSONValue] = ["maxAttempts": .int(maxAttempts)]
-        if let expireAfterMs { extra["expireAfterMs"] = .int(expireAfterMs) }
-        switch action {
-        case .webhook(let hook):
-            extra["url"] = .string(redactingHeaders ? Self.redactingQuery(hook.url) : hook.url)
-            extra["method"] = .string(hook.method)
-            if let body = hook.body { extra["body"] = body }
-            extra["headers"] = .object(hook.headers.mapValues { .string(redactingHeaders ? "***" : $0) })
-            extra["timeoutMs"] = .int(hook.timeoutMs)
-            object["webhook"] = .object(extra)
-        case .script(let run):
-            extra["name"] = .string(run.name)
-            extra["args"] = .array(run.args.map { .string($0) })
-            extra["timeoutMs"] = .int(run.timeoutMs)
-            object["script"] = .object(extra)
-        }
-        return .object(object)
-    }
-
-    /// `http://h/p?key=abc&x` → `http://h/p?key=***&x=***` (a fragment is kept as it is).
-    static func redactingQuery(_ url: String) -> String {
-        guard let question = url.firstIndex(of: "?") else { return url }
-        let rest = url[url.index(after: question)...]
-        let fragmentStart = rest.firstIndex(of: "#") ?? rest.endIndex
-        let query = rest[..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return name + "=***"
-        }
-        return url[...question] + query.joined(separator: "&") + rest[fragmentStart...]
-    }
-
     /// Whether a script argument, the webhook's body template or a header value holds
     /// `{label}` (only then does a delivery look the label up).
     var usesLabel: Bool {

@@ -13,11 +13,12 @@ struct RegistryConfig {
     var sheets: [SheetDefinition] = []
     var handlers: [Handler] = []
 
-    static func export(registry: Registry, handlers: HandlerRegistry, redactingHeaders: Bool = false) -> JSONValue {
+    /// For the press token, handlers as `Viewer.press` shows them everywhere else.
+    static func export(registry: Registry, handlers: HandlerRegistry, for viewer: Viewer = .admin) -> JSONValue {
         [
             "buttons": .array(registry.buttonSlots().map { slot in slot.locked { slot.definition.json } }),
             "sheets": .array(registry.sheetSlots.map { slot in slot.locked { slot.definition.json } }),
-            "handlers": .array(handlers.all.map { $0.json(redactingHeaders: redactingHeaders) }),
+            "handlers": .array(handlers.all.map { $0.json(for: viewer) }),
         ]
     }
 
@@ -138,7 +139,7 @@ extension API {
         let (registry, handlers, scriptsDir, maxButtons) = (self.registry, self.handlers, options.scriptsDir, options.maxButtons)
         let sequencer = self.sequencer
         router.get("/api/v1/config") { request in
-            .json(RegistryConfig.export(registry: registry, handlers: handlers, redactingHeaders: request.access == "press"))
+            .json(RegistryConfig.export(registry: registry, handlers: handlers, for: request.viewer))
         }
         router.put("/api/v1/config") { request in
             let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir, maxButtons: maxButtons)

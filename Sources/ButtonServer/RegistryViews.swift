@@ -23,8 +23,8 @@ struct RegistryViews: Sendable {
         return withHealth(json, owner: .sheet(slot.id))
     }
 
-    func handler(_ handler: Handler, redactingHeaders: Bool = false) -> JSONValue {
-        guard case .object(var object) = handler.json(redactingHeaders: redactingHeaders) else { return .null }
+    func handler(_ handler: Handler, for viewer: Viewer = .admin) -> JSONValue {
+        guard case .object(var object) = handler.json(for: viewer) else { return .null }
         object["health"] = health.json(handler, disabledReason: handlers.disabledReasons(owner: handler.owner)[handler.id])
         return .object(object)
     }

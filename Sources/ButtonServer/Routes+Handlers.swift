@@ -7,7 +7,7 @@ import MicroHTTP
 /// Handlers on buttons and sheets, and the delivery log.
 extension API {
     /// A delivery as the log shows it, with where it stands now.
-    func deliveryJSON(_ row: DeliveryRow, redacting: Bool = false) -> JSONValue {
+    func deliveryJSON(_ row: DeliveryRow, for viewer: Viewer = .admin) -> JSONValue {
         let (status, waitingFor) = dispatcher.live(row)
         var object: [String: JSONValue] = [
             "id": .string(row.publicID), "handler": .string(row.handler), "status": .string(status.name),
@@ -20,28 +20,14 @@ extension API {
         if let outcome = row.lastOutcome { object["outcome"] = .string(outcome) }
         if let code = row.lastStatusCode { object["statusCode"] = .int(Int64(code)) }
         if let code = row.lastExitCode { object["exitCode"] = .int(Int64(code)) }
-        if let target = target(of: row.handler, redacting: redacting) { object["target"] = .string(target) }
+        if let target = target(of: row.handler, for: viewer) { object["target"] = .string(target) }
         return .object(object)
     }
 
     /// Where a handler's deliveries go, for the log: `POST http://host/path`, `script name`, `mqtt`.
-    func target(of handler: String, redacting: Bool) -> String? {
+    func target(of handler: String, for viewer: Viewer) -> String? {
         if handler == MQTTEventSender.handlerID { return "mqtt" }
-        guard let handler = try? handlers.get(handler) else { return nil }
-        switch handler.action {
-        case .webhook(let hook): return "\(hook.method) \(redacting ? Handler.redactingQuery(hook.url) : hook.url)"
-        case .script(let run): return "script \(run.name)"
-        }
-    }
-
-    static func attemptJSON(_ attempt: StoredAttempt) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "number": .int(Int64(attempt.number)), "startedAt": .int(attempt.startedAt), "durationMs": .int(attempt.durationMs),
-            "outcome": .string(attempt.outcome), "output": .string(attempt.output),
-        ]
-        if let code = attempt.statusCode { object["statusCode"] = .int(Int64(code)) }
-        if let code = attempt.exitCode { object["exitCode"] = .int(Int64(code)) }
-        return .object(object)
+        return (try? handlers.get(handler))?.target(for: viewer)
     }
 
     func context(for owner: Handler.Owner) throws(ButtonsError) -> Handler.Context {
@@ -73,8 +59,8 @@ extension API {
             router.get("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
                 _ = try api.context(for: owner)
-                let redact = request.access == "press"
-                return .json(["handlers": .array(handlers.list(owner: owner).map { api.views.handler($0, redactingHeaders: redact) })])
+                let viewer = request.viewer
+                return .json(["handlers": .array(handlers.list(owner: owner).map { api.views.handler($0, for: viewer) })])
             }
             router.post("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
@@ -88,7 +74,7 @@ extension API {
             }
         }
         router.get("/api/v1/handlers/{hid}") { request in
-            .json(api.views.handler(try handlers.get(request.parameter("hid")), redactingHeaders: request.access == "press"))
+            .json(api.views.handler(try handlers.get(request.parameter("hid")), for: request.viewer))
         }
         router.patch("/api/v1/handlers/{hid}") { request in
             let body = try request.json()
@@ -161,8 +147,8 @@ extension API {
                     throw Registry.storageError(error)
                 }
             }
-            let redact = request.access == "press"
-            var page: [String: JSONValue] = ["deliveries": .array(rows.map { api.deliveryJSON($0, redacting: redact) })]
+            let viewer = request.viewer
+            var page: [String: JSONValue] = ["deliveries": .array(rows.map { api.deliveryJSON($0, for: viewer) })]
             if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
             return .json(.object(page))
         }
@@ -170,12 +156,12 @@ extension API {
             let row = try api.delivery(request.parameter("did"))
             let attempts: [StoredAttempt]
             do { attempts = try store.attempts(delivery: row.id) } catch { throw Registry.storageError(error) }
-            guard case .object(var object) = api.deliveryJSON(row, redacting: request.access == "press") else {
-                throw ButtonsError.notFound("no delivery")
-            }
-            object["attempts"] = .array(attempts.map(Self.attemptJSON))
+            let viewer = request.viewer
+            guard case .object(var object) = api.deliveryJSON(row, for: viewer) else { throw ButtonsError.notFound("no delivery") }
+            object["attempts"] = .array(attempts.map { $0.json(for: viewer) })
             object["event"] = (try? JSONParser.parse(row.event.json)) ?? .null
-            if let body = row.body { object["body"] = (try? JSONParser.parse(body)) ?? .null }
+            // The rendered body is the template filled in: what the admin wrote, credentials and all.
+            if let body = row.body { object["body"] = viewer.shown((try? JSONParser.parse(body)) ?? .null) }
             return .json(.object(object))
         }
         router.post("/api/v1/deliveries/{did}/redeliver") { request in

@@ -1,9 +1,9 @@
 import Platform
 
-/// Where a webhook may go (SPEC §5): never to link-local, multicast or unspecified
-/// addresses, nor back to buttond itself (a loop); with `denyPrivate`, not to loopback or
-/// private ranges either. A pure value, asked once at registration with the URL's host and
-/// again on every attempt with each resolved address.
+/// Where a webhook may go (SPEC §5): never to link-local, multicast, limited broadcast or
+/// unspecified addresses, nor back to buttond itself (a loop); with `denyPrivate`, not to
+/// loopback or private ranges either. A pure value, asked once at registration with the URL's
+/// host and again on every attempt with each resolved address.
 public struct DestinationRules: Sendable, Equatable {
     /// An address buttond itself listens on: `address` is 4 or 16 bytes; all-zero bytes mean
     /// the wildcard (every local address). `port` is the bound port, never 0.
@@ -60,9 +60,9 @@ public struct DestinationRules: Sendable, Equatable {
     }
 
     /// Why `address` (4 or 16 bytes, network order) at `port` may not receive a webhook, or
-    /// nil. Reasons are short phrases used in messages. IPv4-mapped IPv6 (::ffff:a.b.c.d) is
-    /// judged as its IPv4, since that is where the connection goes. Bytes of another length
-    /// are refused as "not an IP address".
+    /// nil. Reasons are short phrases used in messages. IPv4-mapped (::ffff:a.b.c.d) and
+    /// IPv4-compatible (::a.b.c.d) IPv6 are judged as their IPv4 for every rule, since that is
+    /// where the connection may go. Bytes of another length are refused as "not an IP address".
     public func refusal(address: [UInt8], port: Int) -> String? {
         guard address.count == 4 || address.count == 16 else { return "not an IP address" }
         let address = Self.unmapped(address)
@@ -101,11 +101,13 @@ public struct DestinationRules: Sendable, Equatable {
 
     // MARK: - Ranges
 
-    /// Link-local, multicast and unspecified: never a webhook receiver, whatever the flags.
+    /// Link-local, multicast, limited broadcast and unspecified: never a webhook receiver,
+    /// whatever the flags.
     private static func alwaysRefused(_ a: [UInt8]) -> String? {
         if a.count == 4 {
             if a[0] == 169 && a[1] == 254 { return "a link-local address" }
             if a[0] & 0xF0 == 224 { return "a multicast address" }
+            if a.allSatisfy({ $0 == 0xFF }) { return "the broadcast address" }
             if a[0] == 0 { return "the unspecified address" }
         } else {
             if a[0] == 0xFE && a[1] & 0xC0 == 0x80 { return "a link-local address" }
@@ -141,9 +143,14 @@ public struct DestinationRules: Sendable, Equatable {
 
     private static func isZero(_ a: [UInt8]) -> Bool { a.allSatisfy { $0 == 0 } }
 
-    /// ::ffff:a.b.c.d as its 4 IPv4 bytes; anything else unchanged.
+    /// An IPv6 address that stands for an IPv4 one, as its 4 IPv4 bytes: IPv4-mapped
+    /// (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d, first 96 bits zero), except :: and
+    /// ::1, which are IPv6's own unspecified and loopback addresses. Anything else unchanged.
     private static func unmapped(_ a: [UInt8]) -> [UInt8] {
-        guard a.count == 16, a[0..<10].allSatisfy({ $0 == 0 }), a[10] == 0xFF, a[11] == 0xFF else { return a }
+        guard a.count == 16, a[0..<10].allSatisfy({ $0 == 0 }) else { return a }
+        let mapped = a[10] == 0xFF && a[11] == 0xFF
+        let compatible = a[10] == 0 && a[11] == 0 && (a[12..<15].contains { $0 != 0 } || a[15] > 1)
+        guard mapped || compatible else { return a }
         return Array(a[12...])
     }
 }

@@ -15,7 +15,7 @@ extension DeliveryLogTests {
         try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
         for url in [
             "http://127.0.0.1:\(port)/api/v1/buttons/b/press", "http://[::ffff:127.0.0.1]:\(port)/x", "http://2130706433:\(port)/x",
-            "http://0x7f.0.0.1:\(port)/x",
+            "http://0x7f.0.0.1:\(port)/x", "http://[::127.0.0.1]:\(port)/", "http://[::7f00:1]:\(port)/x",
         ] {
             let reply = try server.post("/api/v1/buttons/b/handlers", Self.hook(url))
             #expect(reply.status == 422, "\(url): \(reply.text)")
@@ -27,6 +27,24 @@ extension DeliveryLogTests {
             "PATCH", "/api/v1/handlers/\(hid)", json: "{\"webhook\": {\"url\": \"http://127.0.0.1:\(port)/api/v1/buttons/b/press\"}}")
         #expect(moved.status == 422, "\(moved.text)")
         #expect(Self.error(moved) == "webhook.url")
+    }
+
+    @Test func theBroadcastAddressIsRefusedAtRegistrationLikeMulticast() throws {
+        let server = try Self.server()
+        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        for url in [
+            "http://255.255.255.255/", "http://255.255.255.255:8080/x", "http://4294967295/", "http://[::ffff:255.255.255.255]/",
+            "http://[::255.255.255.255]/", "http://224.0.0.1/",
+        ] {
+            let reply = try server.post("/api/v1/buttons/b/handlers", Self.hook(url))
+            #expect(reply.status == 422, "\(url): \(reply.text)")
+            #expect(Self.error(reply) == "webhook.url")
+        }
+        let reply = try server.post("/api/v1/buttons/b/handlers", Self.hook("http://255.255.255.255/"))
+        #expect(reply.text.contains("broadcast"), "\(reply.text)")
+        // IPv4-compatible IPv6 is judged as its IPv4: link-local too.
+        #expect(try server.post("/api/v1/buttons/b/handlers", Self.hook("http://[::169.254.169.254]/")).status == 422)
+        #expect(try server.post("/api/v1/buttons/b/handlers", Self.hook("http://255.255.255.254/")).status == 201)
     }
 
     @Test func aNameThatResolvesToButtondIsBlockedAtAttemptAndNotRetried() throws {
@@ -62,6 +80,7 @@ extension DeliveryLogTests {
         for url in [
             sink.url("/x"), "http://10.0.0.5/x", "http://192.168.1.10:8123/api", "http://172.16.0.1/x", "http://127.1.2.3/x",
             "http://[::1]:\(sink.port)/x", "http://[fc00::1]/x", "http://[::ffff:10.0.0.5]/x",
+            "http://[::10.0.0.5]/x", "http://[::127.0.0.1]:\(sink.port)/x",
         ] {
             let reply = try server.post("/api/v1/buttons/b/handlers", Self.hook(url))
             #expect(reply.status == 422, "\(url): \(reply.text)")

@@ -9,6 +9,7 @@ import Testing
     static let linkLocal = "a link-local address"
     static let multicast = "a multicast address"
     static let unspecified = "the unspecified address"
+    static let broadcast = "the broadcast address"
     static let own = "buttond's own address"
     static let loopback = "a loopback address"
     static let `private` = "a private address"
@@ -44,6 +45,13 @@ import Testing
         ("0.255.255.255", 80, open, unspecified),
         ("1.0.0.0", 80, open, nil),
         ("::", 80, open, unspecified),
+        // The limited broadcast address, refused like multicast (240/4 is otherwise left alone).
+        ("255.255.255.255", 80, open, broadcast),
+        ("255.255.255.255", 80, deny, broadcast),
+        ("255.255.255.254", 80, open, nil),
+        ("4294967295", 80, open, broadcast),
+        ("0xffffffff", 80, open, broadcast),
+        ("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 80, open, multicast),
         // Loopback and private: allowed by default (the LAN is where home automation lives)…
         ("127.0.0.1", 80, open, nil),
         ("10.0.0.1", 80, open, nil),
@@ -69,7 +77,7 @@ import Testing
         ("192.168.255.255", 80, deny, `private`),
         ("192.169.0.0", 80, deny, nil),
         ("::1", 80, deny, loopback),
-        ("::2", 80, deny, nil),
+        ("::2", 80, deny, unspecified),
         ("fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 80, deny, nil),
         ("fc00::", 80, deny, `private`),
         ("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 80, deny, `private`),
@@ -86,6 +94,24 @@ import Testing
         ("::ffff:127.0.0.1", 80, deny, loopback),
         ("::ffff:10.0.0.1", 80, deny, `private`),
         ("::ffff:8.8.8.8", 80, deny, nil),
+        ("::ffff:255.255.255.255", 80, open, broadcast),
+        // So is IPv4-compatible IPv6 (::a.b.c.d), for every rule; :: and ::1 stay IPv6's own.
+        ("::169.254.169.254", 80, open, linkLocal),
+        ("::224.0.0.1", 80, open, multicast),
+        ("::255.255.255.255", 80, open, broadcast),
+        ("::0.0.0.2", 80, open, unspecified),
+        ("::0.255.255.255", 80, open, unspecified),
+        ("::127.0.0.1", 80, open, nil),
+        ("::127.0.0.1", 80, deny, loopback),
+        ("::10.0.0.1", 80, deny, `private`),
+        ("::172.16.0.1", 80, deny, `private`),
+        ("::192.168.1.1", 80, deny, `private`),
+        ("::8.8.8.8", 80, deny, nil),
+        ("::1.0.0.0", 80, deny, nil),
+        ("::0:0:1", 80, deny, loopback),
+        ("::1:0:0", 80, deny, nil),
+        ("::fffe:10.0.0.1", 80, deny, nil),
+        ("[::a9fe:a9fe]", 80, open, linkLocal),
         // Every IPv4 spelling inet_aton (and so curl and getaddrinfo) accepts.
         ("2130706433", 80, deny, loopback),
         ("0x7f.1", 80, deny, loopback),
@@ -100,6 +126,8 @@ import Testing
         // Brackets, as in a URL; an IPv6 zone does not hide the address.
         ("[::1]", 80, deny, loopback),
         ("[::ffff:169.254.169.254]", 80, open, linkLocal),
+        ("[::169.254.169.254]", 80, open, linkLocal),
+        ("[::ffff:255.255.255.255]", 80, open, broadcast),
         ("[fe80::1]", 80, open, linkLocal),
         ("[fe80::1%25eth0]", 80, open, linkLocal),
         ("[ff02::1]", 80, open, multicast),
@@ -119,6 +147,10 @@ import Testing
         ("127.0.0.1", 8081, listening("127.0.0.1"), nil),
         ("127.0.0.2", 8080, listening("127.0.0.1"), nil),
         ("::ffff:127.0.0.1", 8080, listening("127.0.0.1"), own),
+        ("::127.0.0.1", 8080, listening("127.0.0.1"), own),
+        ("[::127.0.0.1]", 8080, listening("127.0.0.1"), own),
+        ("::127.0.0.1", 8081, listening("127.0.0.1"), nil),
+        ("::127.0.0.1", 8080, listening("::1"), nil),
         ("::1", 8080, listening("127.0.0.1"), nil),
         ("127.0.0.1", 8080, listening("localhost"), own),
         ("127.0.0.1", 8080, listening("127.0.0.1", denyPrivate: true), own),
@@ -134,6 +166,8 @@ import Testing
         ("0x7f.1", 8080, listening("0.0.0.0"), own),
         ("192.168.1.5", 8080, listening("0.0.0.0"), own),
         ("::ffff:192.168.1.5", 8080, listening("0.0.0.0"), own),
+        ("::192.168.1.5", 8080, listening("0.0.0.0"), own),
+        ("::127.8.9.10", 8080, listening("0.0.0.0"), own),
         ("192.168.1.6", 8080, listening("0.0.0.0"), nil),
         ("192.168.1.5", 8081, listening("0.0.0.0"), nil),
         ("127.0.0.1", 9090, listening("0.0.0.0"), nil),
@@ -149,6 +183,8 @@ import Testing
         ("127.0.0.1", 8080, listening("::"), own),
         ("192.168.1.5", 8080, listening("::"), own),
         ("::ffff:192.168.1.5", 8080, listening("::"), own),
+        ("::192.168.1.5", 8080, listening("::"), own),
+        ("::127.0.0.1", 8080, listening("::"), own),
         ("8.8.8.8", 8080, listening("::"), nil),
     ] as [(String, Int, Rules, String?)])
     func ownAddress(_ host: String, _ port: Int, _ rules: Rules, _ reason: String?) {
@@ -172,6 +208,7 @@ import Testing
         ("2852039166", [169, 254, 169, 254]),
         ("[::1]", [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
         ("::FFFF:1.2.3.4", [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 1, 2, 3, 4]),
+        ("::1.2.3.4", [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]),
     ] as [(String, [UInt8])])
     func literalBytes(_ host: String, _ bytes: [UInt8]) {
         #expect(Rules.literalAddress(host) == bytes)

@@ -10,7 +10,8 @@ secret in --secret-file (null when there is none), `verifiedBy` for the files in
 Paths choose the answer: /fail-twice (500, 500, then 200 per path), /fail-first… (500 the
 first time that exact path is hit), /gone (410), /hang (sleeps 30 s), /redirect (302 to /ok),
 /busy (503 Retry-After: 1 once, then 200), /busy/N (503 Retry-After: N once), /status/NNN (always NNN), /hold/NAME (waits until
-a file release-NAME exists in --release-dir, at most 120 s), anything else 200."""
+a file release-NAME exists in --release-dir, at most 120 s), /echo… (200 with the request's target, headers and body as
+the answer, as some receivers do), anything else 200."""
 import argparse, base64, hashlib, hmac, json, os, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -92,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             while not os.path.exists(release) and time.time() < deadline:
                 time.sleep(0.02)
         reply = b'{"received": true}'
+        if path.startswith("/echo"):
+            reply = json.dumps({"target": self.path, "headers": headers, "body": body.decode("utf-8", "replace")}).encode()
         self.send_response(status)
         for k, v in extra.items():
             self.send_header(k, v)
