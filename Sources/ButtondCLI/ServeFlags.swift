@@ -138,14 +138,17 @@ extension ServeOptions {
         Setting(flag: "max-connections", help: "open connections at most (default 1000)") { o, v throws(UsageError) in
             o.http.connectionLimit = try int("max-connections", v, 1...100_000)
         },
-        Setting(flag: "max-connections-per-ip", help: "open connections from one address (default 500)") { o, v throws(UsageError) in
+        Setting(flag: "max-connections-per-ip", help: "open connections from one address (default 64)") { o, v throws(UsageError) in
             o.http.perIPConnectionLimit = try int("max-connections-per-ip", v, 1...100_000)
         },
         Setting(flag: "idle-timeout", help: "seconds before an idle connection is closed (default 30)") { o, v throws(UsageError) in
             o.http.idleTimeoutSeconds = try int("idle-timeout", v, 1...86_400)
         },
-        Setting(flag: "header-timeout", help: "seconds a connection may take to send a request's head, 0 for none (default 10)") {
-            o, v throws(UsageError) in o.http.headerDeadlineSeconds = try int("header-timeout", v, 0...3600)
+        Setting(flag: "request-timeout", help: "seconds a connection may take to send a whole request, 0 for none (default 10)") {
+            o, v throws(UsageError) in o.http.requestDeadlineSeconds = try int("request-timeout", v, 0...3600)
+        },
+        Setting(flag: "header-timeout", help: "the old name of --request-timeout") { o, v throws(UsageError) in
+            o.http.requestDeadlineSeconds = try int("header-timeout", v, 0...3600)
         },
         Setting(flag: "max-streams", help: "open event streams at most (default 500)") { o, v throws(UsageError) in
             o.http.maxStreams = try int("max-streams", v, 1...100_000)

@@ -85,20 +85,29 @@ static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *con
     return NULL;
 }
 
-/* A deadline for a request's head. libmicrohttpd's only timeout is the idle one, which every
-   byte restarts, so a client that sends a header line every few seconds would hold its
-   connection for ever. Each connection is watched from the moment it opens, and again from
-   the moment its last request ended, until the access handler sees its next request; one
-   that takes longer than the deadline is shut down (libmicrohttpd then closes it). */
+/* A deadline for a whole request, head and body. libmicrohttpd's only timeout is the idle
+   one, which every byte restarts, so a client that sends a byte every few seconds would hold
+   its connection for ever. Each connection is watched from the moment it opens, and again
+   from the moment its last request ended, until the request has been read whole; one that
+   takes longer than the deadline is shut down (libmicrohttpd then closes it). When the server
+   is three quarters full the deadline is short, so slow clients cannot keep new ones out. */
+/* One daemon's connections: their deadline, and how many are open (under watch_lock). */
+struct bd_watch_group {
+    unsigned int deadline_ms;
+    unsigned int crowded_at; /* from this many open connections the deadline is short */
+    unsigned int count;
+};
+
 struct bd_watch {
     struct bd_watch *prev, *next;
     int fd;
     int64_t waiting_since_ms; /* 0: a request is being handled (or the connection is a stream) */
-    unsigned int deadline_ms;
+    struct bd_watch_group *group;
 };
 
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct bd_watch *watch_head;
+#define CROWDED_DEADLINE_MS 2000
 static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
 
 static int64_t monotonic_ms(void) {
@@ -114,7 +123,9 @@ static void *watchdog(void *arg) {
         int64_t now = monotonic_ms();
         pthread_mutex_lock(&watch_lock);
         for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
-            if (w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)w->deadline_ms) {
+            unsigned int deadline = w->group->deadline_ms;
+            if (w->group->count >= w->group->crowded_at && deadline > CROWDED_DEADLINE_MS) deadline = CROWDED_DEADLINE_MS;
+            if (w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)deadline) {
                 /* Under the lock: libmicrohttpd reports the close (which takes it) before it
                    closes the descriptor, so this is still that connection's socket. */
                 shutdown(w->fd, SHUT_RDWR);
@@ -137,9 +148,9 @@ static void start_watchdog(void) {
 
 static void bd_notify_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
                                  enum MHD_ConnectionNotificationCode code) {
-    unsigned int deadline_ms = (unsigned int)(uintptr_t)cls;
+    struct bd_watch_group *group = cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        if (deadline_ms == 0) return;
+        if (group == NULL) return;
         const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
         struct bd_watch *w = calloc(1, sizeof *w);
         if (w == NULL || info == NULL) {
@@ -147,12 +158,13 @@ static void bd_notify_connection(void *cls, struct MHD_Connection *connection, v
             return;
         }
         w->fd = info->connect_fd;
-        w->deadline_ms = deadline_ms;
+        w->group = group;
         w->waiting_since_ms = monotonic_ms();
         pthread_mutex_lock(&watch_lock);
         w->next = watch_head;
         if (watch_head != NULL) watch_head->prev = w;
         watch_head = w;
+        group->count++;
         pthread_mutex_unlock(&watch_lock);
         *socket_context = w;
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
@@ -161,6 +173,7 @@ static void bd_notify_connection(void *cls, struct MHD_Connection *connection, v
         pthread_mutex_lock(&watch_lock);
         if (w->prev != NULL) w->prev->next = w->next; else watch_head = w->next;
         if (w->next != NULL) w->next->prev = w->prev;
+        w->group->count--;
         pthread_mutex_unlock(&watch_lock);
         free(w);
         *socket_context = NULL;
@@ -176,7 +189,7 @@ static void set_waiting(struct MHD_Connection *connection, int waiting) {
     pthread_mutex_unlock(&watch_lock);
 }
 
-void bd_request_started(struct MHD_Connection *connection) { set_waiting(connection, 0); }
+void bd_request_read(struct MHD_Connection *connection) { set_waiting(connection, 0); }
 
 void bd_request_ended(struct MHD_Connection *connection) { set_waiting(connection, 1); }
 
@@ -240,7 +253,16 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
             port = ntohs(((const struct sockaddr_in *)o->bind_addr)->sin_port);
         }
     }
-    if (o->header_deadline_ms != 0) pthread_once(&watchdog_once, start_watchdog);
+    /* Kept for the life of the process: a daemon's connections may outlive a reload of it,
+       and a server starts a daemon only at start and at each certificate reload. */
+    struct bd_watch_group *group = NULL;
+    if (o->request_deadline_ms != 0) {
+        group = calloc(1, sizeof *group);
+        if (group == NULL) return NULL;
+        group->deadline_ms = o->request_deadline_ms;
+        group->crowded_at = o->connection_limit - o->connection_limit / 4;
+        pthread_once(&watchdog_once, start_watchdog);
+    }
     /* poll(), not epoll: with epoll, MHD_quiesce_daemon (every stop, every TLS reload) races
        the worker threads to take the listening socket out of their epoll sets, and 0.9.75
        aborts the process when the worker loses ("Failed to remove listen FD from epoll set").
@@ -276,7 +298,7 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
                             MHD_OPTION_UNESCAPE_CALLBACK, bd_unescape, NULL,
                             MHD_OPTION_URI_LOG_CALLBACK, bd_uri_check, (void *)(uintptr_t)o->max_query_parameters,
-                            MHD_OPTION_NOTIFY_CONNECTION, bd_notify_connection, (void *)(uintptr_t)o->header_deadline_ms,
+                            MHD_OPTION_NOTIFY_CONNECTION, bd_notify_connection, (void *)group,
                             MHD_OPTION_END);
 }
 

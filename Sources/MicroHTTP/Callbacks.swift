@@ -77,6 +77,7 @@ private func answer(
     _ response: Response, route: String, method: String, path: String,
     context: RequestContext, connection: OpaquePointer, server: HTTPServer
 ) -> MHD_Result {
+    bd_request_read(connection)
     if case .pending(let pending) = response.body {
         context.pending = (pending, route, method, path)
         server.pendingStarted()
@@ -156,7 +157,6 @@ let accessHandler: MHD_AccessHandlerCallback = {
     let limit = server.configuration.maxBodyBytes
 
     guard let opaque = requestContext.pointee, !isURIMarker(opaque) else {
-        bd_request_started(connection)
         let marker = requestContext.pointee
         let context = RequestContext()
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()

@@ -42,6 +42,8 @@ public final class HTTPServer: Sendable {
 
     public func start() throws {
         signal(SIGPIPE, SIG_IGN)
+        // The connection limit must be reachable: the soft limit on open files is often 1024.
+        SystemLimits.allowOpenFiles(configuration.connectionLimit + 512)
         let started = try startDaemon(listenFD: -1, tls: configuration.tls)
         daemon.withLock { $0 = CHandle(pointer: started) }
         boundPort.store(Int(bd_daemon_port(started)), ordering: .releasing)
@@ -129,7 +131,7 @@ public final class HTTPServer: Sendable {
                     thread_pool_size: UInt32(configuration.threads),
                     listen_backlog: UInt32(configuration.listenBacklog),
                     max_query_parameters: UInt32(configuration.maxQueryParameters),
-                    header_deadline_ms: UInt32(configuration.headerDeadlineSeconds * 1000),
+                    request_deadline_ms: UInt32(configuration.requestDeadlineSeconds * 1000),
                     tls_cert: cert, tls_key: key, tls_key_password: password, listen_fd: listenFD)
                 let me = Unmanaged.passUnretained(self).toOpaque()
                 return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)

@@ -8,7 +8,8 @@ public struct ServerConfiguration: Sendable {
     /// Request bodies over this are refused with 413 (before they are read when the length is declared).
     public var maxBodyBytes: Int = 64 * 1024
     public var connectionLimit: Int = 1000
-    public var perIPConnectionLimit: Int = 500
+    /// Small enough that a few addresses cannot fill the server (SPEC §6).
+    public var perIPConnectionLimit: Int = 64
     public var idleTimeoutSeconds: Int = 30
     /// Memory for one connection's request line and headers; more gets 431.
     public var connectionMemoryLimit: Int = 32 * 1024
@@ -18,10 +19,11 @@ public struct ServerConfiguration: Sendable {
     /// Query parameters one request may have; more gets 414 (libmicrohttpd parses them into
     /// the connection's memory, and a few hundred would leave it no room to answer at all).
     public var maxQueryParameters: Int = 100
-    /// Seconds a connection may take to send a request's head (from when it opens, or its last
-    /// request ended); later, it is closed. libmicrohttpd's idle timeout alone lets a client
-    /// that sends a header line every few seconds hold a connection for ever. 0: no deadline.
-    public var headerDeadlineSeconds: Int = 10
+    /// Seconds a connection may take to send a whole request, head and body (from when it
+    /// opens, or its last request ended); later, it is closed. libmicrohttpd's idle timeout
+    /// alone lets a client that sends a byte every few seconds hold a connection for ever.
+    /// When the server is three quarters full, the deadline is 2 s. 0: no deadline.
+    public var requestDeadlineSeconds: Int = 10
     /// HTTPS through libmicrohttpd's TLS (PEM text); nil serves plain HTTP.
     public var tls: TLSCredentials?
 

@@ -54,3 +54,19 @@ public func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>) {
         offset += written
     }
 }
+
+/// Limits the OS puts on this process.
+public enum SystemLimits {
+    /// Raises the soft limit on open files to `wanted`, as far as the hard limit allows.
+    public static func allowOpenFiles(_ wanted: Int) {
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+        setrlimit(resource, &limit)
+    }
+}

@@ -165,8 +165,27 @@ struct HardeningTests {
         return false
     }
 
+    /// The deadline covers the body too: a client that sends a whole head and then a body byte
+    /// a second would otherwise hold its connection for ever (the idle timeout restarts).
+    @Test func aBodyThatTricklesInIsCutOffAtTheDeadline() throws {
+        let server = try TestServer { $0.http.requestDeadlineSeconds = 2 }
+        try server.createButton(#"{"id": "door"}"#)
+        let slow = try RawConnection(port: server.app.port)
+        try slow.write(Array("POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nContent-Length: 600\r\n\r\n{".utf8))
+        let started = Date()
+        var closed = false
+        for _ in 0..<8 where !closed {
+            try? slow.write(Array(" ".utf8))
+            closed = Self.closedWithin(slow, seconds: 1)
+        }
+        #expect(closed)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect((try server.client.get("/api/v1/events?after=0").json["events"]?.array ?? []).isEmpty)
+        #expect(try server.post("/api/v1/buttons/door/press").status == 200)
+    }
+
     @Test func aRequestHeadThatTricklesInIsCutOffAtTheDeadline() throws {
-        let server = try TestServer { $0.http.headerDeadlineSeconds = 2 }
+        let server = try TestServer { $0.http.requestDeadlineSeconds = 2 }
         // One header line a second: the idle timeout (30 s) alone would never fire.
         let slow = try RawConnection(port: server.app.port)
         try slow.write(Array("GET /healthz HTTP/1.1\r\n".utf8))

@@ -18,7 +18,7 @@ typedef struct bd_daemon_options {
     unsigned int thread_pool_size;
     unsigned int listen_backlog;
     unsigned int max_query_parameters; /* more: the query is not parsed, the request gets 414 */
-    unsigned int header_deadline_ms;   /* a request's head must arrive within this; 0: no deadline */
+    unsigned int request_deadline_ms;  /* a whole request (head and body) must arrive within this; 0: none */
     const char *tls_cert;              /* PEM; with tls_key, HTTPS (both NULL: plain HTTP) */
     const char *tls_key;               /* PEM */
     const char *tls_key_password;      /* for an encrypted key, or NULL */
@@ -33,10 +33,10 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *options,
 /// The port the daemon is bound to (useful after binding port 0).
 uint16_t bd_daemon_port(struct MHD_Daemon *daemon);
 
-/// The access handler has a request (its head arrived): its deadline is off.
-void bd_request_started(struct MHD_Connection *connection);
+/// A request has been read whole (head and body) and is being answered: its deadline is off.
+void bd_request_read(struct MHD_Connection *connection);
 
-/// A request ended: the connection's next request head must come within the deadline.
+/// A request ended: the connection's next request must come within the deadline.
 void bd_request_ended(struct MHD_Connection *connection);
 
 /// Connections a daemon has open (a quiesced one is stopped when it has none left).
