@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
 
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -102,8 +104,19 @@ struct bd_watch {
     struct bd_watch *prev, *next;
     int fd;
     int64_t waiting_since_ms; /* 0: a request is being handled (or the connection is a stream) */
+    uint64_t idle_bytes;      /* what the socket had received when its last request ended */
     struct bd_watch_group *group;
 };
+
+/* Bytes the socket has received (0 if the kernel cannot say): more than when its last request
+   ended means a new request has begun, though libmicrohttpd has not seen all its head yet. */
+static uint64_t bytes_received(int fd) {
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    memset(&info, 0, sizeof info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return 0;
+    return info.tcpi_bytes_received;
+}
 
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct bd_watch *watch_head;
@@ -184,8 +197,10 @@ static void set_waiting(struct MHD_Connection *connection, int waiting) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     if (info == NULL || info->socket_context == NULL) return;
     struct bd_watch *w = info->socket_context;
+    uint64_t received = waiting ? bytes_received(w->fd) : 0;
     pthread_mutex_lock(&watch_lock);
     w->waiting_since_ms = waiting ? monotonic_ms() : 0;
+    if (waiting) w->idle_bytes = received;
     pthread_mutex_unlock(&watch_lock);
 }
 
@@ -237,12 +252,22 @@ int bd_framing_problem(struct MHD_Connection *connection, const char *version) {
     return BD_FRAMING_OK;
 }
 
+unsigned int bd_requests_under_way(void *group) {
+    unsigned int count = 0;
+    pthread_mutex_lock(&watch_lock);
+    for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
+        if (w->group == group && (w->waiting_since_ms == 0 || bytes_received(w->fd) > w->idle_bytes)) count++;
+    }
+    pthread_mutex_unlock(&watch_lock);
+    return count;
+}
+
 unsigned int bd_daemon_connections(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info == NULL ? 0 : info->num_connections;
 }
 
-struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
+struct MHD_Daemon *bd_start_daemon(bd_daemon_options *o,
                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                    MHD_RequestCompletedCallback completed, void *completed_cls) {
     uint16_t port = 0;
@@ -263,6 +288,7 @@ struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *o,
         group->crowded_at = o->connection_limit - o->connection_limit / 4;
         pthread_once(&watchdog_once, start_watchdog);
     }
+    o->watch_group = group;
     /* poll(), not epoll: with epoll, MHD_quiesce_daemon (every stop, every TLS reload) races
        the worker threads to take the listening socket out of their epoll sets, and 0.9.75
        aborts the process when the worker loses ("Failed to remove listen FD from epoll set").

@@ -61,6 +61,8 @@ private func queue(_ response: Response, on connection: OpaquePointer, server: H
     guard let handle else { return .NO }
     for (name, value) in server.configuration.defaultHeaders { MHD_add_response_header(handle, name, value) }
     for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    // Stopping: this answer is the connection's last, so no new request begins on it.
+    if server.isStopping { MHD_add_response_header(handle, "Connection", "close") }
     let result = MHD_queue_response(connection, UInt32(response.status), handle)
     MHD_destroy_response(handle)
     return result

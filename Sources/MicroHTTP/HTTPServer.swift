@@ -22,6 +22,8 @@ public final class HTTPServer: Sendable {
     /// Set when stopping begins: from then on a pending answer is waited for on the worker
     /// thread, never by suspending, so the count of suspended connections can only fall.
     private let stopping = Atomic<Bool>(false)
+    /// The connections of each daemon started (requests under way are counted from them).
+    private let watchGroups = Mutex<[WatchGroup]>([])
 
     public init(
         configuration: ServerConfiguration, router: Router, streams: StreamHub? = nil,
@@ -132,9 +134,11 @@ public final class HTTPServer: Sendable {
                     listen_backlog: UInt32(configuration.listenBacklog),
                     max_query_parameters: UInt32(configuration.maxQueryParameters),
                     request_deadline_ms: UInt32(configuration.requestDeadlineSeconds * 1000),
-                    tls_cert: cert, tls_key: key, tls_key_password: password, listen_fd: listenFD)
+                    tls_cert: cert, tls_key: key, tls_key_password: password, listen_fd: listenFD, watch_group: nil)
                 let me = Unmanaged.passUnretained(self).toOpaque()
-                return bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
+                let daemon = bd_start_daemon(&options, accessHandler, me, requestCompleted, me)
+                if let group = options.watch_group { watchGroups.withLock { $0.append(WatchGroup(pointer: group)) } }
+                return daemon
             }
         }
         guard let started else {
@@ -179,16 +183,26 @@ public final class HTTPServer: Sendable {
         }
         stopping.store(true, ordering: .sequentiallyConsistent)
         let listener = MHD_quiesce_daemon(running)
-        // libmicrohttpd must not stop with a connection suspended: let pending answers arrive.
-        let answered = Date().addingTimeInterval(10)
-        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && Date() < answered { usleep(1_000) }
+        // Refuse new connections at once (a socket left listening would queue them unanswered);
+        // the workers are woken by the quiesce and leave the socket alone first.
+        usleep(20_000)
+        if listener >= 0 { close(listener) }
         streams.finishAll()
-        // Give resumed streams a moment to flush their end of stream before the daemon closes them.
-        let deadline = Date().addingTimeInterval(1)
-        while streams.count > 0 && Date() < deadline { usleep(5_000) }
+        // Every request that has begun is read and answered (each answer now closes its
+        // connection); libmicrohttpd must not stop with a connection suspended either.
+        let drained = Date().addingTimeInterval(configuration.drainSeconds)
+        while (pendingCount.load(ordering: .sequentiallyConsistent) > 0 || requestsUnderWay > 0) && Date() < drained {
+            usleep(2_000)
+        }
+        let answered = Date().addingTimeInterval(max(0, 10 - configuration.drainSeconds))
+        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && Date() < answered { usleep(1_000) }
         MHD_stop_daemon(running)
         for handle in retired.withLock({ list in defer { list = [] }; return list }) { MHD_stop_daemon(handle.pointer) }
-        if listener >= 0 { close(listener) }
+    }
+
+    /// Connections with a request being read or answered, streams included.
+    private var requestsUnderWay: Int {
+        watchGroups.withLock { groups in groups.reduce(0) { $0 + Int(bd_requests_under_way($1.pointer)) } }
     }
 
     deinit { stop() }
@@ -198,6 +212,11 @@ public final class HTTPServer: Sendable {
     func pendingStarted() { pendingCount.add(1, ordering: .sequentiallyConsistent) }
     func pendingFinished() { pendingCount.subtract(1, ordering: .sequentiallyConsistent) }
     var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+}
+
+/// A daemon's watched connections in the C shim; kept for the life of the process.
+struct WatchGroup: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
 }
 
 /// The heartbeat's timer source; Dispatch sources are thread-safe to cancel from any thread.

@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     /// alone lets a client that sends a byte every few seconds hold a connection for ever.
     /// When the server is three quarters full, the deadline is 2 s. 0: no deadline.
     public var requestDeadlineSeconds: Int = 10
+    /// How long a stop waits for the requests under way to be read and answered (SPEC §2).
+    public var drainSeconds: Double = 5
     /// HTTPS through libmicrohttpd's TLS (PEM text); nil serves plain HTTP.
     public var tls: TLSCredentials?
 

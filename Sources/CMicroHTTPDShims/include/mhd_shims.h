@@ -23,10 +23,11 @@ typedef struct bd_daemon_options {
     const char *tls_key;               /* PEM */
     const char *tls_key_password;      /* for an encrypted key, or NULL */
     int listen_fd;                     /* an already listening socket to take over, or -1 */
+    void *watch_group;                 /* out: the daemon's watched connections (NULL: none) */
 } bd_daemon_options;
 
 /// Starts a daemon; MHD_start_daemon is variadic and cannot be called from Swift.
-struct MHD_Daemon *bd_start_daemon(const bd_daemon_options *options,
+struct MHD_Daemon *bd_start_daemon(bd_daemon_options *options,
                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                    MHD_RequestCompletedCallback completed, void *completed_cls);
 
@@ -38,6 +39,10 @@ void bd_request_read(struct MHD_Connection *connection);
 
 /// A request ended: the connection's next request must come within the deadline.
 void bd_request_ended(struct MHD_Connection *connection);
+
+/// Connections of a daemon's watch group with a request under way: being read (bytes arrived
+/// since the last request ended) or being answered. Streams count until they end.
+unsigned int bd_requests_under_way(void *watch_group);
 
 /// Connections a daemon has open (a quiesced one is stopped when it has none left).
 unsigned int bd_daemon_connections(struct MHD_Daemon *daemon);
