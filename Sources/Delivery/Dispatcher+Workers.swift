@@ -4,9 +4,9 @@ import ThreadSupport
 
 extension Dispatcher {
     /// A worker thread: takes the oldest delivery that may go now (a free handler's next due
-    /// one, or a run of them for a sender that takes several), sends it, hands the outcome to
-    /// the log, and looks again; with nothing due, it sleeps until the next retry or until
-    /// woken. Workers pull: no thread hands work over.
+    /// one, or a run of them for a sender that takes several, to a destination with room),
+    /// sends it, hands the outcome to the log, and looks again; with nothing due, it sleeps
+    /// until the next retry or until woken. Workers pull: no thread hands work over.
     func work() {
         // Input comes first: a delivery may wait a little (it is durable in the log), a press
         // must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
@@ -21,15 +21,16 @@ extension Dispatcher {
                 continue
             }
             state.queues[last.handler]?.inFlight = last.id
+            state.slots.take(target.destination)
             state.running += 1
             condition.unlock()
             let attempts = self.attempts(rows, target, sender: sender)
-            for attempt in attempts {
+            for attempt in attempts where !abandoned.load(ordering: .sequentiallyConsistent) {
                 log.record(attempt)
                 onAttempt(attempt)
             }
             condition.lock()
-            finish(attempts)
+            finish(attempts, destination: target.destination)
         }
         condition.unlock()
     }
@@ -38,7 +39,8 @@ extension Dispatcher {
     static let notReadyRecheckMs: Int64 = 5_000
 
     /// With `condition` held: the oldest delivery that may go now (with the due ones right
-    /// behind it, for a target that sends several at once), and when to look again.
+    /// behind it, for a target that sends several at once), and when to look again. One whose
+    /// destination is full is passed over; the attempt that frees a slot looks again.
     private func nextDue(now: Int64) -> (next: ([DeliveryRow], Target)?, wakeAt: Int64) {
         var wakeAt = now + 60_000
         var best: (id: Int64, handler: String, target: Target)?
@@ -52,7 +54,7 @@ extension Dispatcher {
             }
             for slot in queue.slots {
                 if slot.nextAttemptAt <= now {
-                    if slot.id < best?.id ?? .max { best = (slot.id, handler, target) }
+                    if slot.id < best?.id ?? .max, state.slots.hasRoom(target.destination) { best = (slot.id, handler, target) }
                     break
                 }
                 wakeAt = min(wakeAt, slot.nextAttemptAt)
@@ -91,7 +93,7 @@ extension Dispatcher {
                         environment: ScriptRunner.environment(
                             event: row.event.json, type: row.event.type, button: row.event.source, seq: row.event.seq,
                             attempt: row.attempts + 1),
-                        stdin: row.payload
+                        stdin: row.payload, groups: scripts
                     ).result
                 }
             }
@@ -114,10 +116,12 @@ extension Dispatcher {
         }
     }
 
-    /// With `condition` held, after a run of attempts: the handler may take its next delivery.
-    private func finish(_ attempts: [Attempt]) {
+    /// With `condition` held, after a run of attempts: the handler may take its next delivery,
+    /// and its destination one more (a worker waiting for that is woken; this one looks too).
+    private func finish(_ attempts: [Attempt], destination: String) {
         state.running -= 1
-        if state.stopping { condition.broadcast() }
+        let wasFull = state.slots.release(destination)
+        if state.stopping { condition.broadcast() } else if wasFull { condition.signal() }
         guard let handler = attempts.last?.delivery.handler, let last = attempts.last?.delivery.id,
             state.queues[handler]?.inFlight == last
         else { return }  // deleted with its handler meanwhile: already dropped from the count

@@ -5,7 +5,8 @@ import ThreadSupport
 import Synchronization
 
 /// Sends what the delivery log holds: each handler's deliveries in event order, one in flight
-/// per handler, at most `concurrency` at once, retried as `DeliveryPolicy` decides, resumed
+/// per handler, at most `concurrency` at once and `perDestination` of them to one destination
+/// (`DestinationSlots`), retried as `DeliveryPolicy` decides, resumed
 /// after a restart.
 ///
 /// What is not finished lives in memory (loaded once at start, then fed by `added`), so the
@@ -37,6 +38,8 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         var kind: String
         var batchLimit: Int
         var policy: DeliveryPolicy
+        /// What it shares its `DestinationSlots` with.
+        var destination: String
 
         /// Whether an attempt could succeed now: a handler always, a sender of ours when it says so.
         var isReady: Bool {
@@ -48,6 +51,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     struct State {
         var specs: [String: Target] = [:]
         var queues: [String: HandlerQueue] = [:]
+        var slots: DestinationSlots
         var running = 0
         var stopping = false
     }
@@ -56,21 +60,28 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     let onAttempt: @Sendable (Attempt) -> Void
     let userAgent: String
     public let concurrency: Int
+    /// Attempts in flight to one destination at most (a quarter of `concurrency` by default).
+    public var perDestination: Int { state.slots.limit }
     /// Multiplies the retry schedule (1 in production; tests shrink it).
     public let retryScale: Double
     /// Set once by `start`, before any worker exists.
     private(set) var rules = DestinationRules()
     let condition = Condition()
-    var state = State()
+    var state: State
     let depthCounter = Atomic<Int>(0)
     let log: DeliveryLog
+    /// What scripts run and leave behind, stopped with the dispatcher.
+    let scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs)
+    /// Set by `stop` once its wait is over: an attempt that ends after it is not recorded.
+    let abandoned = Atomic<Bool>(false)
 
     public init(
-        store: ButtonStore, concurrency: Int = 16, userAgent: String, retention: Int = 100_000, retryScale: Double = 1,
-        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
+        store: ButtonStore, concurrency: Int = 16, perDestination: Int? = nil, userAgent: String, retention: Int = 100_000,
+        retryScale: Double = 1, onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
     ) {
         self.store = store
         self.concurrency = concurrency
+        state = State(slots: DestinationSlots(limit: perDestination ?? DestinationSlots.limit(workers: concurrency)))
         self.userAgent = userAgent
         self.retryScale = retryScale
         self.onAttempt = onAttempt
@@ -97,7 +108,8 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
                 runner: .handler(handler, key: key, scriptsDirectory: scriptsDirectory ?? ""), enabled: handler.enabled,
                 ordered: handler.ordered, kind: handler.kind, batchLimit: 1,
                 policy: DeliveryPolicy(
-                    maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale))
+                    maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale),
+                destination: DestinationSlots.destination(of: handler))
         }
         condition.locked {
             state.specs[handler.id] = target
@@ -110,7 +122,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     public func setSender(_ sender: any DeliverySender, id: String, policy: DeliveryPolicy) {
         let target = Target(
             runner: .sender(sender), enabled: true, ordered: true, kind: sender.kind, batchLimit: max(1, sender.batchLimit),
-            policy: policy)
+            policy: policy, destination: "sender:" + id)
         condition.locked {
             state.specs[id] = target
             condition.broadcast()
@@ -250,7 +262,10 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     /// Stops taking new deliveries and waits up to `seconds` for running ones to finish and be
-    /// written; what is left stays pending in the log for the next start.
+    /// written; what is left stays pending in the log for the next start. Then scripts still
+    /// running, and whatever scripts left in their groups, get SIGTERM and, after the grace,
+    /// SIGKILL: nothing of theirs outlives buttond. An attempt cut off so is not recorded (its
+    /// delivery goes again at the next start, as a webhook still in flight does).
     public func stop(waitingUpTo seconds: Double) {
         condition.lock()
         state.stopping = true
@@ -258,7 +273,9 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         let deadline = Self.now() + Int64(seconds * 1000)
         while state.running > 0 && Self.now() < deadline { _ = condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
         condition.unlock()
+        abandoned.store(true, ordering: .sequentiallyConsistent)
         log.stop()
+        scripts.stopAll()
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }

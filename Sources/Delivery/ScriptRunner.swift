@@ -6,7 +6,8 @@ import Dispatch
 
 /// Runs one script attempt: `posix_spawn` (no shell) in its own process group, the event JSON
 /// on stdin, a clean environment, at most 64 KiB of stdout and of stderr kept, and on timeout
-/// SIGTERM to the whole group, then SIGKILL two seconds later.
+/// SIGTERM to the whole group, then SIGKILL two seconds later. What is left in the group when
+/// the script ends is `groups`' to stop.
 public enum ScriptRunner {
     public static let outputCap = 64 * 1024
     static let killGraceMs: Int64 = 2000
@@ -29,7 +30,8 @@ public enum ScriptRunner {
     private static func monotonicMs() -> Int64 { SystemClock.monotonicMilliseconds() }
 
     public static func run(
-        _ script: Handler.Script, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8]
+        _ script: Handler.Script, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8],
+        groups: ScriptGroups
     ) -> Finished {
         let path = directory + "/" + script.name
         // Checked again before every run: a file swapped for a symlink (or made
@@ -44,9 +46,11 @@ public enum ScriptRunner {
         case .success(let spawned): child = spawned
         case .failure(let failure): return failed(failure.message(script.name))
         }
+        groups.started(child.pid)
         let started = monotonicMs()
         child.feed(input)
         let ending = child.watch(timeoutMs: Int64(script.timeoutMs), started: started)
+        groups.ended(child.pid, termSentAt: ending.termSentAt)
 
         var result: AttemptResult
         let output = AttemptResult.text(ending.stdout + ending.stderr)
@@ -87,7 +91,9 @@ public enum ScriptRunner {
             var status: Int32 = 0
             var stdout: [UInt8] = []
             var stderr: [UInt8] = []
-            var timedOut = false
+            /// When its timeout sent SIGTERM to the group (monotonic milliseconds).
+            var termSentAt: Int64?
+            var timedOut: Bool { termSentAt != nil }
         }
 
         /// `posix_spawn` (no shell) in `directory`, in a process group of its own, with the
@@ -147,9 +153,10 @@ public enum ScriptRunner {
             close(stdin)
         }
 
-        /// Reads its output (at most `outputCap` of each) until it exits; past `timeoutMs`,
-        /// SIGTERM to the group and SIGKILL `killGraceMs` later. Whatever is left in its group
-        /// afterwards is stopped too: a script that wants a daemon must setsid it away.
+        /// Reads its output (at most `outputCap` of each) until it exits, and reaps it; past
+        /// `timeoutMs`, SIGTERM to the group and SIGKILL `killGraceMs` later if it is still
+        /// there. The rest of its group is left to `ScriptGroups` (a script that wants a daemon
+        /// must setsid it away).
         func watch(timeoutMs: Int64, started: Int64) -> Ending {
             var ending = Ending()
             var open: [Int32] = [stdout, stderr]
@@ -190,16 +197,8 @@ public enum ScriptRunner {
                 }
             }
             closeAll(open)
-            if let termSentAt, !killed, kill(-pid, 0) == 0 {
-                // The rest of the group gets the same grace after SIGTERM, then SIGKILL: nothing
-                // of it may outlive a timeout.
-                let wait = termSentAt + killGraceMs - monotonicMs()
-                if wait > 0 { usleep(useconds_t(wait * 1000)) }
-                kill(-pid, SIGKILL)
-            }
             if exitedAt == nil { waitpid(pid, &ending.status, 0) }
-            if termSentAt == nil { kill(-pid, SIGTERM) }
-            ending.timedOut = termSentAt != nil
+            ending.termSentAt = termSentAt
             return ending
         }
     }
