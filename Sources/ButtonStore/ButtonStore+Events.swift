@@ -59,23 +59,10 @@ extension ButtonStore {
     public func events(after: Int64, limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
         guard limit > 0 else { return [] }
         return try withReader { connection throws(StoreError) in
-            guard let button else {
-                let select = try connection.statement(
-                    "SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")
-                select.bind(after, at: 1)
-                select.bind(limit, at: 2)
-                return try select.rows(Self.event)
+            try Self.page(button == nil ? EventQuery.after : EventQuery.sourceAfter, in: connection, source: button) {
+                $0.bind(after, at: 3)
+                $0.bind(limit, at: 2)
             }
-            // One walk in seq order: no per-button index to keep up on every commit.
-            let select = try connection.statement(
-                """
-                SELECT seq, id, type, button, sheet, t, json FROM events
-                WHERE seq > ?1 AND (button = ?3 OR sheet = ?3) ORDER BY seq LIMIT ?2
-                """)
-            select.bind(after, at: 1)
-            select.bind(limit, at: 2)
-            select.bind(button, at: 3)
-            return try select.rows(Self.event)
         }
     }
 
@@ -83,17 +70,20 @@ extension ButtonStore {
     public func latestEvents(limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
         guard limit > 0 else { return [] }
         return try withReader { connection throws(StoreError) in
-            let select = try connection.statement(
-                button == nil
-                    ? "SELECT seq, id, type, button, sheet, t, json FROM events ORDER BY seq DESC LIMIT ?1"
-                    : """
-                    SELECT seq, id, type, button, sheet, t, json FROM events
-                    WHERE button = ?2 OR sheet = ?2 ORDER BY seq DESC LIMIT ?1
-                    """)
-            select.bind(limit, at: 1)
-            if let button { select.bind(button, at: 2) }
-            return try select.rows(Self.event).reversed()
+            try Self.page(button == nil ? EventQuery.newest : EventQuery.sourceNewest, in: connection, source: button) {
+                $0.bind(limit, at: 2)
+            }.reversed()
         }
+    }
+
+    /// Runs one of the history queries: `source` is ?1, `bind` gives the page's bounds.
+    private static func page(
+        _ sql: StaticString, in connection: Connection, source: String?, bind: (Statement) -> Void
+    ) throws(StoreError) -> [StoredEvent] {
+        let select = try connection.statement(sql)
+        if let source { select.bind(source, at: 1) }
+        bind(select)
+        return try select.rows(Self.event)
     }
 
     /// Retention: deletes the oldest events so at most `keep` remain. Returns how many were deleted.

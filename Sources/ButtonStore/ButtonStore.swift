@@ -16,22 +16,19 @@ public final class ButtonStore: Sendable {
     /// The schema version (`PRAGMA user_version`) this build creates and understands.
     public static var schemaVersion: Int { Schema.currentVersion }
 
-    /// Readers kept open between uses; more are opened when all are lent out.
-    static let idleReaders = 4
-
     /// The database file's path.
     public let path: String
 
     /// `nil` once closed.
     private let connection: Locked<Connection?>
-    private let readers = Locked<[Connection]?>([])
+    private let readers: ReaderPool
     private let checkpointer: Checkpointer
     /// The open, flock-ed lock file: one buttond per data directory.
     private let lockFile: Int32
 
     /// Creates the directory (0700) if missing, opens or creates the database (0600) and
-    /// migrates it; a bad directory, a corrupt file or a directory another buttond holds
-    /// throws with a message naming the path.
+    /// migrates it; a bad directory, a damaged file (`verify`) or a directory another buttond
+    /// holds throws with a message naming the path.
     public init(directory: String) throws(StoreError) {
         try DataDirectory.create(directory)
         let base = directory.hasSuffix("/") ? directory : directory + "/"
@@ -40,6 +37,7 @@ public final class ButtonStore: Sendable {
         do {
             try DataDirectory.prepareFile(path)
             let connection = try Connection(path: path)
+            try Self.verify(connection)
             try Schema.migrate(connection)
             checkpointer = try Checkpointer(path: path)
             self.connection = Locked(connection)
@@ -48,6 +46,7 @@ public final class ButtonStore: Sendable {
             throw error
         }
         self.path = path
+        readers = ReaderPool(path: path)
         checkpointer.start()
     }
 
@@ -57,10 +56,7 @@ public final class ButtonStore: Sendable {
             defer { connection = nil }
             return connection
         }) else { return }
-        readers.withLock { readers in
-            for reader in readers ?? [] { reader.close() }
-            readers = nil
-        }
+        readers.close()
         checkpointer.stop()
         writer.close()
         Platform.close(lockFile)
@@ -85,31 +81,11 @@ public final class ButtonStore: Sendable {
         }
     }
 
-    /// Runs `body` with a reader connection of its own: it sees every committed transaction
-    /// and never waits for the writer, nor the writer for it.
+    /// Runs `body` with a reader connection of its own (at most `ReaderPool.limit` at once): it
+    /// sees every committed transaction and never waits for the writer, nor the writer for it.
     func withReader<Result: Sendable>(
         _ body: (Connection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        guard let idle = readers.withLock({ readers -> Connection?? in
-            guard readers != nil else { return .none }
-            return .some(readers!.popLast())
-        }) else {
-            throw StoreError("the store at \(path) is closed")
-        }
-        let reader: Connection
-        if let idle {
-            reader = idle
-        } else {
-            reader = try Connection(path: path, role: .reader)
-        }
-        defer {
-            let kept = readers.withLock { readers -> Bool in
-                guard readers != nil, readers!.count < Self.idleReaders else { return false }
-                readers!.append(reader)
-                return true
-            }
-            if !kept { reader.close() }
-        }
-        return try body(reader)
+        try readers.withReader(body)
     }
 }

@@ -38,7 +38,9 @@ package final class Registry: Sendable {
     }
 
     package static func storageError(_ error: any Error) -> ButtonsError {
-        ButtonsError.unavailable("storage failed: \(error) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
+        if let error = error as? StoreError, error.busy { return ButtonsError.unavailable(error.description, retryAfter: 1) }
+        return ButtonsError.unavailable(
+            "storage failed: \(error) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
     }
 
     // MARK: Buttons and sheets, one path

@@ -12,7 +12,7 @@ extension Sequencer {
         var released: [ButtonStateChange] = []
         let now = clock.now()
         for stored in try registry.store.loadButtons() {
-            let definition = try ButtonDefinition.create(from: try JSONParser.parse(Array(stored.config.utf8)))
+            let definition = try Self.definition(in: "buttons", id: stored.id, config: stored.config, ButtonDefinition.create)
             let restored = ButtonMachine.restored(
                 config: definition.config, face: stored.face, clock: stored.clock, held: stored.held,
                 tapCount: stored.tapCount, now: now)
@@ -25,13 +25,31 @@ extension Sequencer {
                 ButtonStateChange(id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false))
         }
         for stored in try registry.store.loadSheets() {
-            let json = try JSONParser.parse(Array(stored.config.utf8))
-            _ = registry.insert(SheetSlot(definition: try SheetDefinition.create(from: json)))
+            let definition = try Self.definition(in: "sheets", id: stored.id, config: stored.config, SheetDefinition.create)
+            _ = registry.insert(SheetSlot(definition: definition))
         }
         if !batch.events.isEmpty {
             try log.write(batch.events, states: released, deliveries: batch.deliveries)
             dispatcher.added(batch.deliveries)
             publisher.publish(batch.events)
+        }
+    }
+
+    /// A stored row's definition; what is wrong with it names the table, the row and the
+    /// column (`buttons row 'door': malformed JSON at byte 0 of config: …`), so the damaged
+    /// row can be found.
+    private static func definition<Definition>(
+        in table: String, id: String, config: String, _ create: (JSONValue) throws(ButtonsError) -> Definition
+    ) throws(StoreError) -> Definition {
+        let row = "\(table) row '\(id)'"
+        do {
+            return try create(try JSONParser.parse(Array(config.utf8)))
+        } catch let error as JSONParser.Failure {
+            throw StoreError("\(row): malformed JSON at byte \(error.offset) of config: \(error.message)")
+        } catch let error as ButtonsError {
+            throw StoreError("\(row): config: \(error.message)")
+        } catch {
+            throw StoreError("\(row): config: \(error)")
         }
     }
 

@@ -62,4 +62,34 @@ import Testing
             #expect(try store.attempts(delivery: flip.id).map(\.statusCode) == [204])
         }
     }
+
+    /// Version 10 indexes the events' source: a version-9 log keeps its events and its
+    /// filtered pages come from the new index (the sheets' index, which it replaces, is gone).
+    @Test func theEventsGetOneIndexOnTheirSource() throws {
+        try withTemporaryDirectory { base in
+            let path = base + "/" + ButtonStore.fileName
+            do {
+                let old = try Connection(path: path)
+                for sql in Schema.migrations.prefix(9) { try old.execute(sql, doing: "an old schema") }
+                try old.execute(
+                    """
+                    PRAGMA user_version = 9;
+                    INSERT INTO events VALUES (1, 'evt_1', 'tap', 'door', NULL, 1000, '{}');
+                    INSERT INTO events VALUES (2, 'evt_2', 'select', NULL, 'panel', 2000, '{}');
+                    INSERT INTO events VALUES (3, 'evt_3', 'tap', 'door', NULL, 3000, '{}');
+                    """, doing: "filling it")
+                old.close()
+            }
+            let store = try ButtonStore(directory: base)
+            defer { store.close() }
+            #expect(try store.userVersion() == 10)
+            let indexes = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'")
+                    .rows { $0.text(0) }
+            }
+            #expect(indexes == ["events_source"])
+            #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 3])
+            #expect(try store.latestEvents(limit: 10, button: "panel").map(\.seq) == [2])
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import ButtonStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Opening a data directory: permissions, migrations, reopening, and the failures that must not crash.
@@ -37,7 +38,7 @@ import Testing
 
     @Test func setsTheSchemaVersion() throws {
         try withStore { store, _ throws in
-            #expect(ButtonStore.schemaVersion == 9)
+            #expect(ButtonStore.schemaVersion == 10)
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
         }
     }
@@ -77,6 +78,26 @@ import Testing
             let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
             #expect(error?.description.contains(path) == true)
             #expect(error?.description.contains("not a usable SQLite database") == true)
+        }
+    }
+
+    /// Damaged pages in the middle of a real database (not only a garbage header) refuse the
+    /// open, pointing to `buttond check`, instead of starting and failing later on a read.
+    @Test func damagedPagesRefuseTheOpenNamingButtondCheck() throws {
+        try withTemporaryDirectory { base in
+            let store = try ButtonStore(directory: base)
+            for batch in 0..<20 {
+                let events = (1...1000).map { event(Int64(batch * 1000 + $0), button: "b\($0 % 50)") }
+                try store.commit(events: events, states: [], deliveries: [])
+            }
+            store.close()
+            let path = base + "/" + ButtonStore.fileName
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the close copied the log into the file")
+            #expect(overwriteMiddlePage(of: path) > 100)
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
+            #expect(error?.description.contains("\(path) is damaged") == true, "\(error?.description ?? "")")
+            #expect(error?.description.contains("`buttond check --data-dir \(base)`") == true)
+            #expect((try? ButtonStore.check(directory: base)) != ["ok"])
         }
     }
 
