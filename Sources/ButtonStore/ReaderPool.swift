@@ -6,14 +6,17 @@ import ThreadSupport
 /// History pages and delivery listings are read on the HTTP workers, which also serve
 /// presses; with no bound, a few clients looping on reads held every core and the writer
 /// waited for one. A caller waits at most `patience` for a reader, then gets a busy
-/// `StoreError` (the API's 503 with `Retry-After`): a worker that waited longer would hold
-/// back the presses behind it. Idle readers stay open for the next caller.
+/// `StoreError` (the API's 503 with `Retry-After`). Every read is a range of an index (at
+/// most a page), so a wait is a millisecond or two; the patience is long enough that
+/// ordinary concurrency (panels loading, a stream replaying) never sees a 503, and short
+/// enough that a flood of readers cannot hold a worker, and the presses behind it, for long.
+/// Idle readers stay open for the next caller.
 final class ReaderPool: @unchecked Sendable {  // idle, lent and closed are touched with `condition` locked only
     /// Reads at once: one core's worth on a 2-core machine, leaving the other to the
     /// sequencer and the workers; a page is at most 1 000 rows of an index, about a millisecond.
     static let limit = 2
-    /// How long a caller waits for a reader: a few pages' time.
-    static let patience = 0.005
+    /// How long a caller waits for a reader.
+    static let patience = 0.5
 
     private let path: String
     private let condition = Condition()
