@@ -12,6 +12,9 @@ package struct SheetDefinition: Sendable, Equatable {
     package var title: String
     package var options: [Option]
     package var cancelLabel: String = "Cancel"
+    /// Where the panel places it, as a button's (SPEC §7); `group` also scopes named tokens.
+    package var order: Int64?
+    package var group: String?
 
     package static let maxOptions = 32
 
@@ -35,6 +38,8 @@ package struct SheetDefinition: Sendable, Equatable {
         fields.ignore("state")
         if let title = try fields.string("title", maxLength: 128) { self.title = title }
         if let cancel = try fields.string("cancelLabel", maxLength: 64) { cancelLabel = cancel }
+        if fields.has("order") { order = try fields.int("order", in: -1_000_000_000...1_000_000_000) } else { fields.ignore("order") }
+        if fields.has("group") { group = try fields.string("group", maxLength: 64) } else { fields.ignore("group") }
         if let options = try fields.array("options") {
             guard (1...Self.maxOptions).contains(options.count) else {
                 throw ButtonsError.invalid("options", "options must have between 1 and \(Self.maxOptions) entries")
@@ -59,11 +64,14 @@ package struct SheetDefinition: Sendable, Equatable {
     }
 
     package var json: JSONValue {
-        [
+        var object: [String: JSONValue] = [
             "id": .string(id), "title": .string(title), "cancelLabel": .string(cancelLabel),
             "options": .array(
                 options.map { ["id": .string($0.id), "label": .string($0.label), "destructive": .bool($0.destructive)] }),
         ]
+        if let order { object["order"] = .int(order) }
+        if let group { object["group"] = .string(group) }
+        return .object(object)
     }
 
     package func json(open: Bool) -> JSONValue {
