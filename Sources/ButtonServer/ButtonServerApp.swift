@@ -31,7 +31,7 @@ public final class ButtonServerApp: Sendable {
     let destinations: Locked<DestinationRules>
     private let server: HTTPServer
     /// Every (method, pattern) the router answers, for checking the OpenAPI document.
-    public let routeTable: [(method: String, pattern: String)]
+    public let routeTable: [(method: String, pattern: String, query: [String])]
 
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
@@ -177,6 +177,7 @@ struct API: Sendable {
 
     func makeRouter() -> Router {
         var router = Router()
+        router.refusesUnknownQuery = true
         router.get("/healthz") { _ in .text("ok") }
         let openAPI = Array(OpenAPIDocument.json.utf8)
         router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }
