@@ -67,7 +67,7 @@ public final class ButtonServerApp: Sendable {
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
                 everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
-                label: Self.labels(in: registry))
+                labels: Self.labels(in: registry))
             self.handlers = handlers
             disabling.withLock { $0 = handlers }
             log = try EventLog(store: store, retention: options.retention)
