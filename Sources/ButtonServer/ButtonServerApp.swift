@@ -150,12 +150,14 @@ public final class ButtonServerApp: Sendable {
 
     /// Stops accepting, ends streams, finishes in-flight requests, then closes the database.
     public func stop() {
+        logger.log(.info, "stopping", [:], force: true)
         server.stop()
         sequencer.stop()
         publisher.stop()
         dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
         mqtt?.stop()
         store.close()
+        logger.log(.info, "stopped", [:], force: true)
     }
 }
 

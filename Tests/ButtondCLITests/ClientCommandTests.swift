@@ -88,3 +88,15 @@ struct ClientCommandTests {
         #expect(why.contains("127.0.0.1:1"))
     }
 }
+
+/// Stopping the server says so in its log.
+@Suite("Shutdown is logged")
+struct ShutdownLogTests {
+    @Test func sigtermWritesStoppingAndStopped() throws {
+        let server = try CLIServer()
+        #expect(server.process.stop(SIGTERM) == 0)
+        let log = server.process.log
+        #expect(log.contains("msg=stopping"), "\(log)")
+        #expect(log.contains("msg=stopped"), "\(log)")
+    }
+}
