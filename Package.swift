@@ -87,6 +87,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
+        .testTarget(name: "ButtondCLITests", dependencies: ["CurlHTTP", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
             dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI"],

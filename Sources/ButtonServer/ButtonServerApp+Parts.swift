@@ -87,11 +87,22 @@ extension ButtonServerApp {
     }
 
     /// What a handler's `{label}` reads for an event's button or sheet.
-    static func labels(in registry: Registry) -> @Sendable (ControlEvent.Source) -> String? {
-        { source in
-            switch source {
-            case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.label } }
-            case .sheet(let id): (try? registry.sheet(id)).map { slot in slot.locked { slot.definition.title } }
+    static func labels(in registry: Registry) -> @Sendable (ControlEvent) -> EventLabels {
+        { event in
+            switch event.source {
+            case .button(let id):
+                guard let slot = try? registry.button(id) else { return EventLabels() }
+                return slot.locked {
+                    let faces = slot.definition.faces
+                    let face = event.data.face.flatMap { faces.indices.contains(Int($0)) ? faces[Int($0)].label : nil }
+                    return EventLabels(label: slot.definition.label, face: face)
+                }
+            case .sheet(let id):
+                guard let slot = try? registry.sheet(id) else { return EventLabels() }
+                return slot.locked {
+                    let option = slot.definition.options.first { $0.id == event.data.option }?.label
+                    return EventLabels(label: slot.definition.title, option: option)
+                }
             }
         }
     }

@@ -31,7 +31,7 @@ public final class ButtonServerApp: Sendable {
     let destinations: Locked<DestinationRules>
     private let server: HTTPServer
     /// Every (method, pattern) the router answers, for checking the OpenAPI document.
-    public let routeTable: [(method: String, pattern: String)]
+    public let routeTable: [(method: String, pattern: String, query: [String])]
 
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
@@ -67,7 +67,7 @@ public final class ButtonServerApp: Sendable {
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
                 everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
-                label: Self.labels(in: registry))
+                labels: Self.labels(in: registry))
             self.handlers = handlers
             disabling.withLock { $0 = handlers }
             log = try EventLog(store: store, retention: options.retention)
@@ -150,12 +150,14 @@ public final class ButtonServerApp: Sendable {
 
     /// Stops accepting, ends streams, finishes in-flight requests, then closes the database.
     public func stop() {
+        logger.log(.info, "stopping", [:], force: true)
         server.stop()
         sequencer.stop()
         publisher.stop()
         dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
         mqtt?.stop()
         store.close()
+        logger.log(.info, "stopped", [:], force: true)
     }
 }
 
@@ -177,6 +179,7 @@ struct API: Sendable {
 
     func makeRouter() -> Router {
         var router = Router()
+        router.refusesUnknownQuery = true
         router.get("/healthz") { _ in .text("ok") }
         let openAPI = Array(OpenAPIDocument.json.utf8)
         router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }

@@ -252,15 +252,16 @@ extension Handler {
         guard access(path, X_OK) == 0 else { throw ButtonsError.invalid("script.name", "'\(name)' is not executable") }
     }
 
-    /// Whether a script argument, the webhook's body template or a header value holds
-    /// `{label}` (only then does a delivery look the label up).
+    /// Whether a script argument, the webhook's URL, body template or a header value holds
+    /// `{label}`, `{option_label}` or `{face_label}` (only then does a delivery look labels up).
     var usesLabel: Bool {
+        let names = ["{label}", "{option_label}", "{face_label}"]
         switch action {
         case .script(let script):
-            return script.args.contains("{label}")
+            return script.args.contains { names.contains($0) }
         case .webhook(let hook):
             let body = hook.body.map { String(decoding: JSONWriter.encode($0), as: UTF8.self) } ?? ""
-            return body.contains("{label}") || hook.headers.values.contains { $0.contains("{label}") }
+            return ([hook.url, body] + hook.headers.values).contains { text in names.contains { text.contains($0) } }
         }
     }
 

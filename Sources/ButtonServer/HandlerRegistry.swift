@@ -53,8 +53,8 @@ final class HandlerRegistry: DeliveryRules {
     let store: ButtonStore
     let scriptsDir: String?
     let dispatcher: Dispatcher
-    /// A button's or sheet's label, for deliveries whose templates use `{label}`.
-    private let label: @Sendable (ControlEvent.Source) -> String?
+    /// An event's labels (button or sheet, option, face), for deliveries whose templates use them.
+    private let labels: @Sendable (ControlEvent) -> EventLabels
     private let ids: DeliveryIDs
     /// A handler id of the server's own that every event goes to (`mqtt`), if any.
     private let everyEventTo: String?
@@ -62,13 +62,13 @@ final class HandlerRegistry: DeliveryRules {
 
     init(
         store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher, everyEventTo: String? = nil,
-        label: @escaping @Sendable (ControlEvent.Source) -> String?
+        labels: @escaping @Sendable (ControlEvent) -> EventLabels
     ) throws(StoreError) {
         self.everyEventTo = everyEventTo
         self.store = store
         self.scriptsDir = scriptsDir
         self.dispatcher = dispatcher
-        self.label = label
+        self.labels = labels
         ids = DeliveryIDs(after: try store.lastDeliveryID())
     }
 
@@ -230,7 +230,10 @@ final class HandlerRegistry: DeliveryRules {
     /// Every delivery is made here: the event's facts, typed, and the body a template shapes.
     private func delivery(of event: ControlEvent, to entry: Entry, now: Int64) -> DeliveryRow {
         var row = delivery(of: event, to: entry.definition.id, now: now)
-        if entry.usesLabel { row.event.label = label(event.source) }
+        if entry.usesLabel {
+            let found = labels(event)
+            (row.event.label, row.event.optionLabel, row.event.faceLabel) = (found.label, found.option, found.face)
+        }
         if let template = entry.template {
             row.body = template.render(Placeholders(row.event), event: (try? JSONParser.parse(event.json)) ?? .null)
         }
@@ -264,4 +267,12 @@ final class HandlerRegistry: DeliveryRules {
             return reasons
         }
     }
+}
+
+/// The labels `{label}`, `{option_label}` and `{face_label}` stand for, looked up when the
+/// delivery is made.
+struct EventLabels: Sendable {
+    var label: String?
+    var option: String?
+    var face: String?
 }

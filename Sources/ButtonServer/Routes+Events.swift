@@ -9,9 +9,15 @@ extension API {
         return value
     }
 
-    static func source(_ request: Request) throws(HTTPError) -> String? {
-        guard let name = request.query["button"] ?? request.query["sheet"] else { return nil }
-        guard Names.isValid(name) else { throw HTTPError.invalid("button", "button must be a button or sheet name") }
+    /// The `?button=` (or `?sheet=`) filter: 404 for a name that is neither, so a typo like
+    /// `?button=dor` is not a silent empty list.
+    static func source(_ request: Request, in registry: Registry) throws(HTTPError) -> String? {
+        let field = request.query["button"] != nil ? "button" : "sheet"
+        guard let name = request.query[field] else { return nil }
+        guard Names.isValid(name) else { throw HTTPError.invalid(field, "\(field) must be a button or sheet name") }
+        guard (try? registry.button(name)) != nil || (try? registry.sheet(name)) != nil else {
+            throw HTTPError.notFound("no button or sheet named '\(name)' (?\(field)=)")
+        }
         return name
     }
 
@@ -19,18 +25,19 @@ extension API {
         let log = self.log
         let streams = self.streams
         let publisher = self.publisher
-        router.get("/api/v1/events") { request in
+        let registry = self.registry
+        router.get("/api/v1/events", query: ["after", "limit", "offset", "button", "sheet"]) { request in
             let after = try Self.sequence(request.query["after"], name: "after")
             let (_, limit) = try Self.page(request, defaultLimit: 100, maxLimit: 1000)
-            let events = try log.history(after: after, limit: limit, source: try Self.source(request))
+            let events = try log.history(after: after, limit: limit, source: try Self.source(request, in: registry))
             return .json(bytes: Self.eventsBody(events.map(\.json)))
         }
-        router.get("/api/v1/events/stream") { request in
+        router.get("/api/v1/events/stream", query: ["after", "button", "sheet", "access_token"]) { request in
             var after = try Self.sequence(request.query["after"], name: "after")
             if let lastID = request.header("last-event-id"), !lastID.isEmpty {
                 after = try Self.sequence(lastID, name: "Last-Event-ID")
             }
-            let source = try Self.source(request)
+            let source = try Self.source(request, in: registry)
             let stream = try streams.open()
             stream.send(Array("retry: 1000\n: connected\n\n".utf8))
             publisher.subscribe(stream, after: after, source: source)

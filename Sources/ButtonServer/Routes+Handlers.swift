@@ -134,7 +134,7 @@ extension API {
         let dispatcher = self.dispatcher
         let store = registry.store
         let clock = sequencer.clock
-        router.get("/api/v1/deliveries") { request in
+        router.get("/api/v1/deliveries", query: ["handler", "status", "limit", "offset", "before"]) { request in
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
             let (status, before) = try Self.logFilter(request)
             let handler = request.query["handler"]

@@ -53,9 +53,39 @@ extension API {
         }
     }
 
+    /// Below this a `t` is before 1973: almost surely seconds (`date +%s`), not milliseconds.
+    static let minT: Int64 = 100_000_000_000
+
+    /// The members a batch item may have; any other is 400 naming it (`[0].buton`).
+    static let batchMembers: Set<String> = ["button", "type", "t", "inside", "pointer"]
+
+    /// `t`, if given: integer milliseconds since the epoch. One in seconds is refused with
+    /// how to send milliseconds, rather than dated 1970 (or a bare `out_of_order`).
+    static func time(_ fields: inout Fields) throws(ButtonsError) -> Int64? {
+        guard let t = try fields.int("t", in: 0...maxT) else { return nil }
+        guard t >= minT else {
+            throw ButtonsError(
+                .invalid, code: "t_not_milliseconds",
+                message: "\(fields.path("t")) is \(t), which looks like seconds (or is before 1973): t is milliseconds "
+                    + "since the Unix epoch, as date +%s%3N gives in a shell and Date.now() in a browser; or leave it out for now",
+                details: ["field": .string(fields.path("t"))])
+        }
+        return t
+    }
+
+    /// 400 for a member of batch item `index` that no input has.
+    static func checkBatchMembers(_ item: JSONValue, index: Int) throws(ButtonsError) {
+        guard case .object(let members) = item,
+            let unknown = members.keys.filter({ !batchMembers.contains($0) }).sorted().first
+        else { return }
+        let field = "[\(index)].\(unknown)"
+        throw ButtonsError.badRequest(
+            "unknown field '\(field)' in input \(index); an input has button, type, t, inside and pointer", field: field)
+    }
+
     /// One input's members (`t`, `inside`, `pointer`) for `kind`.
     static func input(_ kind: InputKind, _ fields: inout Fields) throws(ButtonsError) -> Input {
-        var input = Input(kind, t: try fields.int("t", in: 0...maxT))
+        var input = Input(kind, t: try time(&fields))
         switch kind {
         case .down:
             input.pointer = try pointer(&fields)
@@ -86,7 +116,7 @@ extension API {
         }
         router.post("/api/v1/buttons/{id}/press") { request in
             var fields = try Fields(try request.json())
-            let t = try fields.int("t", in: 0...Self.maxT)
+            let t = try Self.time(&fields)
             let pointer = try Self.pointer(&fields)
             let hold = try fields.int("holdMs", in: 0...3_600_000) ?? 0
             try fields.finish()
@@ -114,6 +144,7 @@ extension API {
             batch.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 do throws(ButtonsError) {
+                    try Self.checkBatchMembers(item, index: index)
                     var fields = try Fields(item, path: "[\(index)]")
                     guard let button = try fields.name("button") else {
                         throw ButtonsError.invalid(fields.path("button"), "\(fields.path("button")) is required")

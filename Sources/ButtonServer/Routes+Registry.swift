@@ -53,7 +53,7 @@ extension API {
         let views = self.views
         let handlers = self.handlers
 
-        router.get("/api/v1/buttons") { request in
+        router.get("/api/v1/buttons", query: ["offset", "limit"]) { request in
             let (offset, limit) = try Self.page(request, defaultLimit: 1000, maxLimit: 10_000)
             let slots = registry.buttonSlots(offset: offset, limit: limit)
             let buttons = slots.map { views.button($0) }
@@ -92,14 +92,14 @@ extension API {
         for (name, action) in [("open", Command.SheetAction.open), ("cancel", .cancel)] {
             router.post("/api/v1/sheets/{id}/\(name)") { request in
                 var fields = try Fields(try request.json())
-                let t = try fields.int("t", in: 0...Self.maxT)
+                let t = try Self.time(&fields)
                 try fields.finish()
                 return Self.answer(.sheet(request.parameter("id"), action, t: t), by: sequencer)
             }
         }
         router.post("/api/v1/sheets/{id}/choose") { request in
             var fields = try Fields(try request.json())
-            let t = try fields.int("t", in: 0...Self.maxT)
+            let t = try Self.time(&fields)
             guard let option = fields.raw("option") else {
                 throw HTTPError.invalid("option", "option (an option id or index) is required")
             }

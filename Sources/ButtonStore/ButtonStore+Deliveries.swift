@@ -15,8 +15,8 @@ extension ButtonStore {
         let insert = try connection.statement(
             """
             INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
-                event_type, button, sheet, t, face, option, label, event, body)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                event_type, button, sheet, t, face, option, label, event, body, option_label, face_label)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
             """)
         for row in rows {
             insert.bind(row.id, at: 1)
@@ -36,6 +36,8 @@ extension ButtonStore {
             insert.bind(row.event.label, at: 15)
             insert.bind(row.event.json, at: 16)
             insert.bind(row.body, at: 17)
+            insert.bind(row.event.optionLabel, at: 18)
+            insert.bind(row.event.faceLabel, at: 19)
             try insert.run()
         }
     }
@@ -47,7 +49,8 @@ extension ButtonStore {
             event: DeliveryEvent(
                 seq: row.int64(6), id: row.text(7), type: row.text(8), button: row.optionalText(9),
                 sheet: row.optionalText(10), t: row.int64(11), face: row.optionalInt(12), option: row.optionalText(13),
-                label: row.optionalText(14), json: row.blob(15)),
+                label: row.optionalText(14), optionLabel: row.optionalText(20), faceLabel: row.optionalText(21),
+                json: row.blob(15)),
             body: row.optionalBlob(16), lastOutcome: row.optionalText(17), lastStatusCode: row.optionalInt(18),
             lastExitCode: row.optionalInt(19))
     }

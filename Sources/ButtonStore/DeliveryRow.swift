@@ -75,13 +75,18 @@ public struct DeliveryEvent: Sendable, Equatable {
     public var option: String?
     /// The button's or sheet's label when the event happened.
     public var label: String?
+    /// The chosen option's label (a sheet's `select`) and the new face's label (a toggle).
+    public var optionLabel: String?
+    public var faceLabel: String?
     /// The event as the stream and the log show it.
     public var json: [UInt8]
 
     public init(
         seq: Int64, id: String, type: String, button: String? = nil, sheet: String? = nil, t: Int64, face: Int? = nil,
-        option: String? = nil, label: String? = nil, json: [UInt8]
+        option: String? = nil, label: String? = nil, optionLabel: String? = nil, faceLabel: String? = nil, json: [UInt8]
     ) {
+        self.optionLabel = optionLabel
+        self.faceLabel = faceLabel
         self.seq = seq
         self.id = id
         self.type = type

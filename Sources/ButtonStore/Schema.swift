@@ -216,6 +216,18 @@ enum Schema {
         DROP INDEX events_sheet;
         CREATE INDEX events_source ON events (COALESCE(button, sheet));
         """,
+        // 11: the chosen option's and the new face's labels, for `{option_label}` and
+        // `{face_label}` in a webhook's URL and headers (filled in at each attempt).
+        """
+        ALTER TABLE deliveries ADD COLUMN option_label TEXT;
+        ALTER TABLE deliveries ADD COLUMN face_label TEXT;
+        DROP VIEW delivery_rows;
+        CREATE VIEW delivery_rows AS
+        SELECT d.id, d.handler, d.status, d.attempts, d.next_attempt_at, d.created_at, d.event_seq, d.event_id,
+            d.event_type, d.button, d.sheet, d.t, d.face, d.option, d.label, d.event, d.body,
+            a.outcome, a.status_code, a.exit_code, d.option_label, d.face_label
+        FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery = d.id AND a.number = d.attempts;
+        """,
     ]
 
     /// The schema version this build writes.

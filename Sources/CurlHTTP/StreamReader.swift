@@ -80,12 +80,15 @@ public final class StreamReader: Sendable {
 
     /// The next block (a message or a comment); throws when the stream ends or nothing comes
     /// within the client's timeout.
-    public func next() throws(HTTPClient.Failure) -> EventMessage {
+    public func next() throws(HTTPClient.Failure) -> EventMessage { try next(within: Double(timeoutSeconds)) }
+
+    /// The next block, waiting at most `seconds`.
+    public func next(within seconds: Double) throws(HTTPClient.Failure) -> EventMessage {
         try state.condition.locked { () throws(HTTPClient.Failure) -> EventMessage in
-            _ = state.wait(seconds: Double(timeoutSeconds)) { !state.queue.isEmpty || state.ended }
+            _ = state.wait(seconds: seconds) { !state.queue.isEmpty || state.ended }
             if !state.queue.isEmpty { return state.queue.removeFirst() }
             if state.ended { throw state.failure ?? HTTPClient.Failure(description: "stream ended") }
-            throw HTTPClient.Failure(description: "nothing on the stream within \(timeoutSeconds) s")
+            throw HTTPClient.Failure(description: "nothing on the stream within \(seconds) s")
         }
     }
 

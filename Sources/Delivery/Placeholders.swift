@@ -3,7 +3,7 @@ import JSON
 /// The event facts a handler's placeholders stand for (SPEC §5): a script's args use them
 /// whole (`{button}`), a webhook's body and header values use them inside any string.
 /// Known placeholders: `{button}`, `{type}`, `{seq}`, `{t}`, `{face}`, `{option}`, `{label}`,
-/// `{id}`; any other braces (`{unknown}`, Home Assistant's `{{ states('x') }}`) are text.
+/// `{id}`, `{index}`, `{option_label}`, `{face_label}`; any other braces (`{unknown}`, Home Assistant's `{{ states('x') }}`) are text.
 public struct Placeholders: Sendable, Equatable {
     /// The button or sheet id the event came from.
     public var button: String
@@ -19,6 +19,16 @@ public struct Placeholders: Sendable, Equatable {
     public var label: String
     /// The event id, e.g. `evt_…`.
     public var id: String
+    /// The chosen option's index (a `select`), or "" when none.
+    public var index: String = ""
+    /// The chosen option's label, or "" when none.
+    public var optionLabel: String = ""
+    /// The new face's label (a toggle), or "" when none.
+    public var faceLabel: String = ""
+
+    /// The placeholders whose values are numbers: a body string that is exactly one of them
+    /// is sent as a JSON number.
+    public static let numeric: Set<String> = ["{face}", "{seq}", "{t}", "{index}"]
 
     public init(
         button: String = "", type: String = "", seq: Int64 = 0, t: Int64 = 0, face: String = "",
@@ -45,6 +55,13 @@ public struct Placeholders: Sendable, Equatable {
         if case .int(let v)? = event["data"]?["face"] { face = String(v) }
         if case .string(let v)? = event["data"]?["option"] { option = v }
         if case .string(let v)? = event["id"] { id = v }
+        if case .int(let v)? = event["data"]?["index"] { index = String(v) }
+    }
+
+    /// `text` when it is exactly one numeric placeholder with a value: the number it stands for.
+    public func number(_ text: String) -> Int64? {
+        guard Self.numeric.contains(text), let value = value(of: text) else { return nil }
+        return Int64(value)
     }
 
     /// An argument that is exactly one placeholder becomes its value; any other stays as it
@@ -56,7 +73,35 @@ public struct Placeholders: Sendable, Equatable {
     /// Every placeholder inside `text` replaced by its value, once, left to right. Whatever is
     /// not a known placeholder stays as it is, and a value's own braces are never expanded
     /// again (a label of `{id}` is sent as `{id}`).
-    public func interpolate(_ text: String) -> String {
+    public func interpolate(_ text: String) -> String { interpolate(text, escaping: { $0 }) }
+
+    /// A webhook URL with the placeholders of its path and query filled in, each value
+    /// percent-encoded (a label "Living room" goes as `Living%20room`); scheme, host and port
+    /// are left as they are.
+    public func expandURL(_ url: String) -> String {
+        let bytes = Array(url.utf8)
+        guard bytes.contains(UInt8(ascii: "{")),
+            let colon = bytes.indices.first(where: { bytes[$0...].starts(with: Array("://".utf8)) })
+        else { return url }
+        let start = bytes[(colon + 3)...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        let path = String(decoding: bytes[start...], as: UTF8.self)
+        return String(decoding: bytes[..<start], as: UTF8.self) + interpolate(path, escaping: Self.percentEncoded)
+    }
+
+    /// Every byte but the unreserved ones (RFC 3986: letters, digits, `-._~`) as `%XX`.
+    static func percentEncoded(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            let unreserved = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+            if unreserved { out.unicodeScalars.append(Unicode.Scalar(byte)) } else {
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    private func interpolate(_ text: String, escaping: (String) -> String) -> String {
         let open = UInt8(ascii: "{"), close = UInt8(ascii: "}")
         guard text.utf8.contains(open) else { return text }
         // Braces are ASCII, so cutting the UTF-8 bytes at them never splits a character.
@@ -69,7 +114,7 @@ public struct Placeholders: Sendable, Equatable {
                 let end = bytes[(i + 1)...].prefix(Self.longestName + 1).firstIndex(of: close),
                 let value = value(of: String(decoding: bytes[i...end], as: UTF8.self))
             {
-                result.append(contentsOf: value.utf8)
+                result.append(contentsOf: escaping(value).utf8)
                 i = end + 1
             } else {
                 result.append(bytes[i])
@@ -79,8 +124,8 @@ public struct Placeholders: Sendable, Equatable {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// The length of the longest name (`option`, `button`): a `}` further away ends no placeholder.
-    private static let longestName = 6
+    /// The length of the longest name (`option_label`): a `}` further away ends no placeholder.
+    private static let longestName = 12
 
     /// The value of `placeholder` (braces included), or nil when it is not a known one.
     private func value(of placeholder: String) -> String? {
@@ -93,6 +138,9 @@ public struct Placeholders: Sendable, Equatable {
         case "{option}": option
         case "{label}": label
         case "{id}": id
+        case "{index}": index
+        case "{option_label}": optionLabel
+        case "{face_label}": faceLabel
         default: nil
         }
     }

@@ -76,7 +76,7 @@ public final class WebhookSender {
             headers = curl_slist_append(headers, "\(name): \(value)")
         }
         headers = curl_slist_append(headers, "Expect:")
-        configure(handle, for: webhook, headers: headers, sink: sink)
+        configure(handle, for: webhook, url: fields.expandURL(webhook.url), headers: headers, sink: sink)
         let code: CURLcode = body.withUnsafeBytes { raw in
             if webhook.method != "GET" {
                 bd_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, raw.count)
@@ -109,9 +109,10 @@ public final class WebhookSender {
     /// Method, URL, timeouts, no redirects, only http(s), the destination guard, and where
     /// the answer goes.
     private func configure(
-        _ handle: UnsafeMutableRawPointer, for webhook: Handler.Webhook, headers: UnsafeMutablePointer<curl_slist>?, sink: Sink
+        _ handle: UnsafeMutableRawPointer, for webhook: Handler.Webhook, url: String, headers: UnsafeMutablePointer<curl_slist>?,
+        sink: Sink
     ) {
-        bd_curl_set_string(handle, CURLOPT_URL, webhook.url)
+        bd_curl_set_string(handle, CURLOPT_URL, url)
         switch webhook.method {
         case "GET": bd_curl_set_long(handle, CURLOPT_HTTPGET, 1)
         case "POST": bd_curl_set_long(handle, CURLOPT_POST, 1)

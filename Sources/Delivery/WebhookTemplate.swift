@@ -22,7 +22,8 @@ public struct WebhookTemplate: Sendable, Equatable {
     }
 
     /// The body to send: every string value (object keys are left alone) interpolated with
-    /// `fields`, and a string that is exactly `"{event}"` replaced by `event` whole. Keys are
+    /// `fields`, a string that is exactly one numeric placeholder (`{face}`, `{seq}`, `{t}`,
+    /// `{index}`) sent as a number, and a string that is exactly `"{event}"` replaced by `event` whole. Keys are
     /// written sorted, so the same inputs always give the same bytes.
     public func render(_ fields: Placeholders, event: JSONValue) -> [UInt8] {
         JSONWriter.encode(Self.fill(template, fields, event))
@@ -31,7 +32,7 @@ public struct WebhookTemplate: Sendable, Equatable {
     private static func fill(_ value: JSONValue, _ fields: Placeholders, _ event: JSONValue) -> JSONValue {
         switch value {
         case .string("{event}"): event
-        case .string(let text): .string(fields.interpolate(text))
+        case .string(let text): fields.number(text).map { .int($0) } ?? .string(fields.interpolate(text))
         case .array(let elements): .array(elements.map { fill($0, fields, event) })
         case .object(let members): .object(members.mapValues { fill($0, fields, event) })
         case .null, .bool, .int, .double: value

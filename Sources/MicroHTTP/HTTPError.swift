@@ -41,6 +41,21 @@ public struct HTTPError: Error, Sendable, Equatable {
     public static func unsupportedMediaType() -> HTTPError {
         HTTPError(415, code: "unsupported_media_type", message: "the body must be JSON (content-type: application/json)")
     }
+    /// A form body (`curl -d holdMs=100`): says to send JSON, with the form's own fields as
+    /// the example.
+    public static func formBody(_ body: [UInt8]) -> HTTPError {
+        let pairs = String(decoding: body.prefix(200), as: UTF8.self).split(separator: "&").prefix(3).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            let value = parts.count > 1 ? parts[1] : ""
+            let bare = Int64(value) != nil || value == "true" || value == "false"
+            return "\"\(parts.first ?? "")\": " + (bare ? value : "\"\(value)\"")
+        }
+        let example = pairs.isEmpty || pairs.contains { $0.contains("'") } ? #"{"holdMs": 100}"# : "{\(pairs.joined(separator: ", "))}"
+        return HTTPError(
+            415, code: "unsupported_media_type",
+            message: "the body is a form (application/x-www-form-urlencoded), not JSON: send JSON, for example "
+                + "curl -H 'content-type: application/json' -d '\(example)'")
+    }
     public static func unavailable(_ message: String, retryAfter: Int) -> HTTPError {
         HTTPError(503, code: "unavailable", message: message, headers: [("Retry-After", String(retryAfter))])
     }

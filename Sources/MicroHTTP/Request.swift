@@ -38,7 +38,7 @@ public struct Request: Sendable {
         if let type = header("content-type") {
             let mime = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
             if mime == "application/x-www-form-urlencoded" {
-                guard let value = try? JSONParser.parse(body, maxDepth: maxDepth) else { throw .unsupportedMediaType() }
+                guard let value = try? JSONParser.parse(body, maxDepth: maxDepth) else { throw .formBody(body) }
                 return value
             }
             guard mime == "application/json" || mime.hasSuffix("+json") else { throw .unsupportedMediaType() }

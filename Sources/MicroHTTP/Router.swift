@@ -7,6 +7,8 @@ public struct Router: Sendable {
         var method: String
         var pattern: String
         var segments: [Segment]
+        /// The query parameters the route reads; with `refusesUnknownQuery`, any other is 400.
+        var query: [String]
         var handler: Handler
     }
 
@@ -23,26 +25,41 @@ public struct Router: Sendable {
     /// Runs before every matched route's handler (auth): throwing answers with that error; what
     /// it returns is handed to the handler as `Request.access`.
     public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> String?)?
+    /// A query parameter a route does not declare is 400 `unknown_parameter`: a typo like
+    /// `?buton=` must not quietly answer as if no filter were given.
+    public var refusesUnknownQuery = false
 
     public init() {}
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: String, _ pattern: String, query: [String] = [], _ handler: @escaping Handler) {
         let segments = pattern.split(separator: "/").map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(Array(part.utf8))
         }
         bySegmentCount[segments.count, default: []].append(routes.count)
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, query: query, handler: handler))
     }
 
-    public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add("GET", pattern, handler) }
+    public mutating func get(_ pattern: String, query: [String] = [], _ handler: @escaping Handler) {
+        add("GET", pattern, query: query, handler)
+    }
     public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add("POST", pattern, handler) }
     public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add("PUT", pattern, handler) }
     public mutating func patch(_ pattern: String, _ handler: @escaping Handler) { add("PATCH", pattern, handler) }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add("DELETE", pattern, handler) }
 
     /// Every (method, pattern) pair, for checking the OpenAPI document against the routes.
-    public var table: [(method: String, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+    public var table: [(method: String, pattern: String, query: [String])] { routes.map { ($0.method, $0.pattern, $0.query) } }
+
+    /// 400 naming the first parameter `route` does not know (sorted, so the answer is stable).
+    private static func checkQuery(_ request: Request, _ route: Route) throws(HTTPError) {
+        guard let unknown = request.query.keys.filter({ !route.query.contains($0) }).sorted().first else { return }
+        let known = route.query.isEmpty ? "takes no query parameters" : "knows \(route.query.joined(separator: ", "))"
+        throw HTTPError(
+            400, code: "unknown_parameter",
+            message: "unknown query parameter '\(unknown)': \(route.method) \(route.pattern) \(known)",
+            details: ["parameter": .string(unknown)])
+    }
 
     private static func match(_ segments: [Segment], _ parts: [Substring.UTF8View]) -> [String: String]? {
         for (segment, part) in zip(segments, parts) {
@@ -74,6 +91,9 @@ public struct Router: Sendable {
                     } catch {
                         return (error.response, route.pattern)
                     }
+                }
+                if refusesUnknownQuery {
+                    do throws(HTTPError) { try Self.checkQuery(request, route) } catch { return (error.response, route.pattern) }
                 }
                 return (Self.run(route.handler, request), route.pattern)
             }

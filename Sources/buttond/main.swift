@@ -15,10 +15,6 @@ case "version":
     print("buttond \(BuildInfo.version)")
 case "help":
     print(CommandLineHelp.text)
-case "health":
-    exit(ClientCommand.health(environment: ProcessInfo.processInfo.environment))
-case "check":
-    exit(ClientCommand.check(rest, environment: ProcessInfo.processInfo.environment))
 case "serve":
     if rest.contains("--help") || rest.contains("-h") {
         print(CommandLineHelp.text)

@@ -99,31 +99,6 @@ struct AuthAndOpsTests {
         #expect(samples.keys.contains { $0.hasPrefix("buttond_http_requests_total{route=\"/api/v1/buttons/{id}/press\",method=\"POST\",status=\"200\"}") })
     }
 
-    @Test func pressClientAndExitCodes() throws {
-        let dir = NSTemporaryDirectory() + "buttond-cli-\(UUID().uuidString)"
-        let server = try ServerProcess(dataDir: dir)
-        let url = "http://127.0.0.1:\(server.port)"
-        try server.client.request("POST", "/api/v1/buttons", json: #"{"id": "door", "longPressMs": 100}"#)
-        let (ok, out, _) = try runButtond(["press", "door", "--hold", "150", "--server", url])
-        #expect(ok == 0)
-        let types = out.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8))["type"] }
-        #expect(types == ["touch-down", "long-press", "touch-up-inside", "long-press-end"])
-        let (missing, _, err) = try runButtond(["press", "nope", "--server", url])
-        #expect(missing == 1)
-        #expect(err.contains("no button named 'nope'"))
-        let (usage, _, _) = try runButtond(["press", "--server", url])
-        #expect(usage == 2)
-        #expect(try runButtond(["down", "door", "--server", url]).0 == 0)
-        #expect(try runButtond(["up", "door", "--server", url]).0 == 0)
-        let (events, listed, _) = try runButtond(["events", "--server", url])
-        #expect(events == 0)
-        #expect(listed.split(separator: "\n").count >= 6)
-        let (version, text, _) = try runButtond(["version"])
-        #expect(version == 0 && text.hasPrefix("buttond "))
-        #expect(try runButtond(["--help"]).1.contains("--scripts-dir"))
-        #expect(try runButtond(["serve", "--port", "nope"]).0 == 2)
-    }
-
     @Test func sigtermUnderLoadExitsZeroAndLosesNothing() throws {
         let dir = NSTemporaryDirectory() + "buttond-term-\(UUID().uuidString)"
         let server = try ServerProcess(dataDir: dir)

@@ -166,7 +166,7 @@ extension DeliveryLogTests {
 
         let request = try #require(sink.wait { $0.count == 1 }.first)
         let expected: JSONValue = .object([
-            "button": "lamp", "type": "toggle", "seq": .string(String(seq)), "t": .string(String(t)), "face": "face=1",
+            "button": "lamp", "type": "toggle", "seq": .int(seq), "t": .int(t), "face": "face=1",
             "option": "[]", "label": "Lamp {id}", "id": .string(eventID), "event": toggle, "notWhole": " {event}",
             "keys": .object(["{button}": "toggle"]),
             "kept": .array([.int(1), .bool(true), .null, "{unknown} {{ states('x') }} {seq"]),

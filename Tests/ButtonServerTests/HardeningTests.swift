@@ -59,35 +59,6 @@ struct HardeningTests {
         #expect(options.url(host: "::", port: 1) == "http://[::]:1/")
     }
 
-    @Test func versionAsAFlagToo() throws {
-        let (status, stdout, _) = try runButtond(["--version"])
-        #expect(status == 0)
-        #expect(stdout.hasPrefix("buttond "))
-        #expect(try runButtond(["version"]).1 == stdout)
-    }
-
-    @Test func theClientHoldsForReal() throws {
-        let server = try TestServer()
-        try server.createButton(#"{"id": "door", "longPressMs": 300}"#)
-        let started = Date()
-        let (status, stdout, stderr) = try runButtond(["press", "door", "--hold", "700", "--server", "http://127.0.0.1:\(server.app.port)"])
-        #expect(status == 0, "\(stderr)")
-        #expect(Date().timeIntervalSince(started) >= 0.7)
-        let events = try server.client.get("/api/v1/events").json["events"]?.array ?? []
-        #expect(events.map { $0["type"]?.string ?? "" } == ["touch-down", "long-press", "touch-up-inside", "long-press-end"])
-        let downT = events.first?["t"]?.int ?? 0
-        let upT = events.last?["t"]?.int ?? 0
-        #expect(upT - downT >= 700)
-        #expect(stdout.contains("long-press-end"))
-    }
-
-    @Test func theClientSaysHowToGiveAToken() throws {
-        let server = try TestServer { $0.adminToken = "admin-token-0123456789" }
-        let (status, _, stderr) = try runButtond(["press", "door", "--server", "http://127.0.0.1:\(server.app.port)"])
-        #expect(status == 1)
-        #expect(stderr.contains("--token") && stderr.contains("BUTTOND_TOKEN"))
-    }
-
     @Test func newPositionsComeFromAnIndex() throws {
         let dir = NSTemporaryDirectory() + "buttond-plan-\(UUID().uuidString)"
         let store = try ButtonStore(directory: dir)

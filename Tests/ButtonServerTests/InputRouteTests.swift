@@ -7,17 +7,17 @@ struct InputRouteTests {
     @Test func tapThroughDownAndUp() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "door", "maxTaps": 1}"#)
-        let down = try server.post("/api/v1/buttons/door/down", #"{"t": 1000, "pointer": 7}"#)
+        let down = try server.post("/api/v1/buttons/door/down", #"{"t": 1700000001000, "pointer": 7}"#)
         #expect(down.status == 200)
         #expect(TestServer.types(down) == ["touch-down"])
         #expect(down.json["events"]?.array.first?["data"] == ["pointer": "7"])
         #expect(try server.client.get("/api/v1/buttons/door").json["state"]?["held"] == true)
-        let up = try server.post("/api/v1/buttons/door/up", #"{"t": 1100}"#)
+        let up = try server.post("/api/v1/buttons/door/up", #"{"t": 1700000001100}"#)
         #expect(TestServer.types(up) == ["touch-up-inside", "tap", "single-tap"])
         let first = try #require(up.json["events"]?.array.first)
         #expect(first["button"] == "door")
-        #expect(first["t"] == 1100)
-        #expect(first["at"] == "1970-01-01T00:00:01.100Z")
+        #expect(first["t"] == 1_700_000_001_100)
+        #expect(first["at"] == "2023-11-14T22:13:21.100Z")
         #expect(first["data"]?["durationMs"] == 100)
         #expect(first["id"]?.string?.hasPrefix("evt_") == true)
     }
@@ -26,36 +26,36 @@ struct InputRouteTests {
         let server = try TestServer()
         try server.createButton(#"{"id": "b"}"#)
         #expect(try server.post("/api/v1/buttons/nope/down").status == 404)
-        let notDown = try server.post("/api/v1/buttons/b/up", #"{"t": 10}"#)
+        let notDown = try server.post("/api/v1/buttons/b/up", #"{"t": 1700000000010}"#)
         #expect(notDown.status == 409)
         #expect(notDown.errorCode == "not_down")
-        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 10, "inside": false}"#).errorCode == "not_down")
-        #expect(try server.post("/api/v1/buttons/b/cancel", #"{"t": 10}"#).errorCode == "not_down")
-        #expect(try server.post("/api/v1/buttons/b/down", #"{"t": 100}"#).status == 200)
-        #expect(try server.post("/api/v1/buttons/b/down", #"{"t": 110}"#).errorCode == "already_down")
-        let early = try server.post("/api/v1/buttons/b/up", #"{"t": 50}"#)
+        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 1700000000010, "inside": false}"#).errorCode == "not_down")
+        #expect(try server.post("/api/v1/buttons/b/cancel", #"{"t": 1700000000010}"#).errorCode == "not_down")
+        #expect(try server.post("/api/v1/buttons/b/down", #"{"t": 1700000000100}"#).status == 200)
+        #expect(try server.post("/api/v1/buttons/b/down", #"{"t": 1700000000110}"#).errorCode == "already_down")
+        let early = try server.post("/api/v1/buttons/b/up", #"{"t": 1700000000050}"#)
         #expect(early.status == 409)
         #expect(early.errorCode == "out_of_order")
-        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 120}"#).status == 422)
-        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 120, "inside": "no"}"#).status == 400)
+        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 1700000000120}"#).status == 422)
+        #expect(try server.post("/api/v1/buttons/b/move", #"{"t": 1700000000120, "inside": "no"}"#).status == 400)
         #expect(try server.post("/api/v1/buttons/b/up", #"{"t": -1}"#).status == 422)
-        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": 130, "extra": 1}"#).status == 422)
-        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": 130}"#).status == 200)
+        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": 1700000000130, "extra": 1}"#).status == 422)
+        #expect(try server.post("/api/v1/buttons/b/up", #"{"t": 1700000000130}"#).status == 200)
     }
 
     @Test func pressWithHoldIsALongPress() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "p", "longPressMs": 500}"#)
-        let press = try server.post("/api/v1/buttons/p/press", #"{"t": 5000, "holdMs": 700}"#)
+        let press = try server.post("/api/v1/buttons/p/press", #"{"t": 1700000005000, "holdMs": 700}"#)
         #expect(TestServer.types(press) == ["touch-down", "long-press", "touch-up-inside", "long-press-end"])
         let events = press.json["events"]!.array
-        #expect(events[1]["t"] == 5500)
+        #expect(events[1]["t"] == 1_700_000_005_500)
         #expect(events[3]["data"]?["durationMs"] == 700)
-        let quick = try server.post("/api/v1/buttons/p/press", #"{"t": 9000}"#)
+        let quick = try server.post("/api/v1/buttons/p/press", #"{"t": 1700000009000}"#)
         #expect(TestServer.types(quick) == ["touch-down", "touch-up-inside", "tap"])
         // Held past maxHoldMs: the max-hold cancel ends the press; there is no up.
         try server.createButton(#"{"id": "q", "longPressMs": 500, "maxHoldMs": 1000}"#)
-        let long = try server.post("/api/v1/buttons/q/press", #"{"t": 5000, "holdMs": 1000}"#)
+        let long = try server.post("/api/v1/buttons/q/press", #"{"t": 1700000005000, "holdMs": 1000}"#)
         #expect(long.status == 200)
         #expect(TestServer.types(long) == ["touch-down", "long-press", "touch-cancel"])
         #expect(long.json["events"]?.array.last?["data"]?["reason"] == "max-hold")
@@ -64,7 +64,7 @@ struct InputRouteTests {
     @Test func toggleStateAndFlip() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "lamp", "kind": "toggle", "maxTaps": 1}"#)
-        let tap = try server.post("/api/v1/buttons/lamp/press", #"{"t": 100}"#)
+        let tap = try server.post("/api/v1/buttons/lamp/press", #"{"t": 1700000000100}"#)
         #expect(TestServer.types(tap) == ["touch-down", "touch-up-inside", "tap", "toggle", "single-tap"])
         #expect(tap.json["events"]?.array[3]["data"] == ["face": 1, "previousFace": 0])
         #expect(try server.client.get("/api/v1/buttons/lamp").json["state"]?["face"] == 1)
@@ -84,7 +84,7 @@ struct InputRouteTests {
         try server.createButton(#"{"id": "b", "maxTaps": 1}"#)
         let refused = try server.post(
             "/api/v1/input",
-            #"[{"button": "a", "type": "down", "t": 10}, {"button": "b", "type": "up", "t": 20}]"#)
+            #"[{"button": "a", "type": "down", "t": 1700000000010}, {"button": "b", "type": "up", "t": 1700000000020}]"#)
         #expect(refused.status == 409)
         #expect(refused.errorCode == "not_down")
         #expect(refused.json["error"]?["index"] == 1)
@@ -93,13 +93,13 @@ struct InputRouteTests {
         let missing = try server.post("/api/v1/input", #"[{"button": "a", "type": "down"}, {"button": "zz", "type": "down"}]"#)
         #expect(missing.status == 404)
         #expect(missing.json["error"]?["index"] == 1)
-        let invalid = try server.post("/api/v1/input", #"[{"button": "a", "type": "hover", "t": 1}]"#)
+        let invalid = try server.post("/api/v1/input", #"[{"button": "a", "type": "hover", "t": 1700000000001}]"#)
         #expect(invalid.status == 422)
         #expect(invalid.json["error"]?["field"] == "[0].type")
 
         let ok = try server.post(
             "/api/v1/input",
-            #"[{"button": "a", "type": "down", "t": 10}, {"button": "b", "type": "down", "t": 11}, {"button": "a", "type": "up", "t": 20}, {"button": "b", "type": "up", "t": 21, "inside": false}]"#)
+            #"[{"button": "a", "type": "down", "t": 1700000000010}, {"button": "b", "type": "down", "t": 1700000000011}, {"button": "a", "type": "up", "t": 1700000000020}, {"button": "b", "type": "up", "t": 1700000000021, "inside": false}]"#)
         #expect(ok.status == 200)
         #expect(
             TestServer.types(ok) == ["touch-down", "touch-down", "touch-up-inside", "tap", "single-tap", "touch-up-outside"])
@@ -110,10 +110,10 @@ struct InputRouteTests {
     @Test func replayingABatchGivesTheSameEvents() throws {
         let batch = { (name: String) in
             """
-            [{"button": "\(name)", "type": "down", "t": 1000}, {"button": "\(name)", "type": "up", "t": 1100},
-             {"button": "\(name)", "type": "down", "t": 1250}, {"button": "\(name)", "type": "move", "t": 1300, "inside": false},
-             {"button": "\(name)", "type": "move", "t": 1400, "inside": true}, {"button": "\(name)", "type": "up", "t": 1900},
-             {"button": "\(name)", "type": "down", "t": 5000}, {"button": "\(name)", "type": "up", "t": 5100}]
+            [{"button": "\(name)", "type": "down", "t": 1700000001000}, {"button": "\(name)", "type": "up", "t": 1700000001100},
+             {"button": "\(name)", "type": "down", "t": 1700000001250}, {"button": "\(name)", "type": "move", "t": 1700000001300, "inside": false},
+             {"button": "\(name)", "type": "move", "t": 1700000001400, "inside": true}, {"button": "\(name)", "type": "up", "t": 1700000001900},
+             {"button": "\(name)", "type": "down", "t": 1700000005000}, {"button": "\(name)", "type": "up", "t": 1700000005100}]
             """
         }
         func run() throws -> [JSONValue] {
@@ -138,11 +138,11 @@ struct InputRouteTests {
         let server = try TestServer()
         try server.createButton(#"{"id": "a"}"#)
         try server.createButton(#"{"id": "b"}"#)
-        for t in stride(from: 100, through: 500, by: 100) {
+        for t in stride(from: 1_700_000_000_100, through: 1_700_000_000_500, by: 100) {
             try server.post("/api/v1/buttons/a/down", "{\"t\": \(t)}")
             try server.post("/api/v1/buttons/a/cancel", "{\"t\": \(t + 10)}")
         }
-        try server.post("/api/v1/buttons/b/down", #"{"t": 100}"#)
+        try server.post("/api/v1/buttons/b/down", #"{"t": 1700000000100}"#)
         let all = try server.client.get("/api/v1/events?after=0&limit=1000").json["events"]!.array
         #expect(all.count == 11)
         let seqs = all.map { $0["seq"]!.int! }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import MicroHTTP
 import Testing
 import CurlHTTP
@@ -13,7 +14,7 @@ struct PersistenceTests {
             let server = try TestServer(dataDir: dir)
             try server.createButton(#"{"id": "lamp", "kind": "toggle", "maxTaps": 1, "label": "Lamp"}"#)
             try server.post("/api/v1/sheets", #"{"id": "s", "title": "Scenes", "options": [{"id": "a"}]}"#)
-            try server.post("/api/v1/buttons/lamp/press", #"{"t": 1000}"#)
+            try server.post("/api/v1/buttons/lamp/press", #"{"t": 1700000001000}"#)
             #expect(try server.client.get("/api/v1/buttons/lamp").json["state"]?["face"] == 1)
             server.stop()
         }
@@ -25,8 +26,8 @@ struct PersistenceTests {
         let history = try server.client.get("/api/v1/events?after=0").json["events"]!.array
         #expect(history.count == 5)
         // The clock survived: an earlier t is still out of order.
-        #expect(try server.post("/api/v1/buttons/lamp/down", #"{"t": 500}"#).errorCode == "out_of_order")
-        let next = try server.post("/api/v1/buttons/lamp/press", #"{"t": 2000}"#)
+        #expect(try server.post("/api/v1/buttons/lamp/down", #"{"t": 1700000000500}"#).errorCode == "out_of_order")
+        let next = try server.post("/api/v1/buttons/lamp/press", #"{"t": 1700000002000}"#)
         #expect(next.json["events"]?.array.first?["seq"] == 6)
         #expect(try server.client.get("/api/v1/buttons/lamp").json["state"]?["face"] == 0)
     }
@@ -134,7 +135,7 @@ struct PersistenceTests {
     @Test func retentionTrimsTheOldest() throws {
         let server = try TestServer { $0.retention = 100 }
         try server.createButton(#"{"id": "r", "maxTaps": 1}"#)
-        for i in 0..<300 { try server.post("/api/v1/buttons/r/press", "{\"t\": \(1000 + i * 10)}") }
+        for i in 0..<300 { try server.post("/api/v1/buttons/r/press", "{\"t\": \(1_700_000_001_000 + i * 10)}") }
         let events = try server.client.get("/api/v1/events?after=0&limit=1000").json["events"]!.array
         #expect(events.count <= 1100)
         #expect(events.first?["seq"]?.int ?? 0 > 1)

@@ -39,7 +39,7 @@ struct ScriptTests {
         #expect(created.status == 201, "\(created.text)")
         #expect(created.json["secret"] == nil)
         let hid = created.json["id"]!.string!
-        let press = try server.post("/api/v1/buttons/door/press", #"{"t": 5000}"#)
+        let press = try server.post("/api/v1/buttons/door/press", #"{"t": 1700000005000}"#)
         let toggle = try #require(press.json["events"]?.array.first { $0["type"] == "toggle" })
         let detail = try Self.deliveryDetail(server, handler: hid, until: "ok")
         #expect(detail["attempts"]?.array.first?["exitCode"] == 0)

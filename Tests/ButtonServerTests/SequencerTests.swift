@@ -33,7 +33,7 @@ struct SequencerTests {
         try Self.concurrently(clients) { i in
             let client = HTTPClient(port: server.app.port)
             for k in 0..<presses {
-                let reply = try client.request("POST", "/api/v1/buttons/c\(i)/press", json: "{\"t\": \(1000 + k * 100)}")
+                let reply = try client.request("POST", "/api/v1/buttons/c\(i)/press", json: "{\"t\": \(1_700_000_001_000 + k * 100)}")
                 guard reply.status == 200 else { throw HTTPError(reply.status, code: "x", message: reply.text) }
                 answers.withLock { $0.append(Self.events(reply)) }
             }
@@ -122,20 +122,20 @@ struct SequencerTests {
         let server = try TestServer()
         try server.createButton(#"{"id": "ok", "maxTaps": 1}"#)
         try server.createButton(#"{"id": "doomed", "maxTaps": 1}"#)
-        let before = Self.events(try server.post("/api/v1/buttons/ok/press", #"{"t": 1000}"#))
+        let before = Self.events(try server.post("/api/v1/buttons/ok/press", #"{"t": 1700000001000}"#))
         #expect(before.last?["seq"] == 4)
         try Self.withFailingStore(server.dataDir) {
             for k in 0..<20 {
-                let refused = try server.post("/api/v1/buttons/doomed/press", "{\"t\": \(2000 + k * 100)}")
+                let refused = try server.post("/api/v1/buttons/doomed/press", "{\"t\": \(1_700_000_002_000 + k * 100)}")
                 #expect(refused.status == 503)
                 #expect(refused.json["error"]?["code"] == "unavailable")
             }
             // Nothing of a refused press happened: the button is not held, its clock unmoved.
             #expect(try server.client.get("/api/v1/buttons/doomed").json["state"]?["held"] == false)
         }
-        let after = Self.events(try server.post("/api/v1/buttons/doomed/press", #"{"t": 1500}"#))
+        let after = Self.events(try server.post("/api/v1/buttons/doomed/press", #"{"t": 1700000001500}"#))
         #expect(after.map { $0["seq"]!.int! } == [5, 6, 7, 8])
-        let ok = Self.events(try server.post("/api/v1/buttons/ok/press", #"{"t": 3000}"#))
+        let ok = Self.events(try server.post("/api/v1/buttons/ok/press", #"{"t": 1700000003000}"#))
         #expect(ok.first?["seq"] == 9)
         let logged = try server.client.get("/api/v1/events?after=0").json["events"]!.array.map { $0["seq"]!.int! }
         #expect(logged == Array(1...12))
@@ -149,7 +149,7 @@ struct SequencerTests {
         for batch in 0..<100 {
             var inputs: [String] = []
             for k in 0..<500 {
-                let t = 1_000 + (batch * 500 + k) * 10
+                let t = 1_700_000_001_000 + (batch * 500 + k) * 10
                 inputs.append("{\"button\": \"h\", \"type\": \"down\", \"t\": \(t)}")
                 inputs.append("{\"button\": \"h\", \"type\": \"up\", \"t\": \(t + 5)}")
             }

@@ -30,12 +30,12 @@ struct StreamTests {
     @Test func resumesWithLastEventID() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "s", "maxTaps": 1}"#)
-        for t in [100, 300, 500] { try server.post("/api/v1/buttons/s/press", "{\"t\": \(t)}") }
+        for t in [1_700_000_000_100, 1_700_000_000_300, 1_700_000_000_500] { try server.post("/api/v1/buttons/s/press", "{\"t\": \(t)}") }
         // 3 presses x 4 events = 12; resume after 9.
         let stream = try server.client.stream("/api/v1/events/stream", headers: ["Last-Event-ID": "9"])
         let ids = try (0..<3).map { _ in try stream.nextEvent().id }
         #expect(ids == ["10", "11", "12"])
-        try server.post("/api/v1/buttons/s/down", #"{"t": 700}"#)
+        try server.post("/api/v1/buttons/s/down", #"{"t": 1700000000700}"#)
         #expect(try stream.nextEvent().id == "13")
         let byQuery = try server.client.stream("/api/v1/events/stream?after=11&button=s")
         #expect(try byQuery.nextEvent().id == "12")
@@ -44,10 +44,10 @@ struct StreamTests {
     @Test func aCursorPastTheNewestEventStillGetsNewEvents() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "s", "maxTaps": 1}"#)
-        try server.post("/api/v1/buttons/s/press", #"{"t": 100}"#)
+        try server.post("/api/v1/buttons/s/press", #"{"t": 1700000000100}"#)
         // A client that remembers an id from an older data directory.
         let stream = try server.client.stream("/api/v1/events/stream", headers: ["Last-Event-ID": "999"])
-        try server.post("/api/v1/buttons/s/down", #"{"t": 300}"#)
+        try server.post("/api/v1/buttons/s/down", #"{"t": 1700000000300}"#)
         #expect(try stream.nextEvent().id == "5")
     }
 

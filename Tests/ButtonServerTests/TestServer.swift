@@ -1,5 +1,6 @@
 import ButtonServer
 import Foundation
+import TestSupport
 import MicroHTTP
 import CurlHTTP
 
@@ -25,9 +26,7 @@ final class TestServer: Sendable {
         client = HTTPClient(port: app.port, token: options.adminToken)
     }
 
-    static var repositoryRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
+    static var repositoryRoot: String { ServerProcess.repositoryRoot }
 
     func stop() { app.stop() }
 

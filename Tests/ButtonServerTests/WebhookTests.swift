@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import MicroHTTP
 import Testing
 
@@ -132,7 +133,7 @@ struct WebhookTests {
         try Self.hook(server, sink, path: "/ok")
         var seqs: [Int64] = []
         for i in 0..<200 {
-            let reply = try server.post("/api/v1/buttons/b/press", "{\"t\": \(1_000_000 + i * 1000)}")
+            let reply = try server.post("/api/v1/buttons/b/press", "{\"t\": \(1_700_000_000_000 + i * 1000)}")
             if let seq = reply.json["events"]?.array.first(where: { $0["type"] == "tap" })?["seq"]?.int { seqs.append(seq) }
         }
         let got = sink.wait(seconds: 60) { $0.count >= 200 }
@@ -255,7 +256,7 @@ struct DeliveryRestartTests {
             hid = try #require(created.json["id"]?.string)
             try sink.setSecret(try #require(created.json["secret"]?.string))
             for i in 0..<5 {
-                let reply = try server.post("/api/v1/buttons/b/press", "{\"t\": \(1_000_000 + i * 1000)}")
+                let reply = try server.post("/api/v1/buttons/b/press", "{\"t\": \(1_700_000_000_000 + i * 1000)}")
                 seqs += (reply.json["events"]?.array ?? []).filter { $0["type"] == "tap" }.compactMap { $0["seq"]?.int }
             }
             let failedOnce = try eventually(

@@ -82,7 +82,7 @@ import Testing
             }
             let store = try ButtonStore(directory: base)
             defer { store.close() }
-            #expect(try store.userVersion() == 10)
+            #expect(try store.userVersion() == ButtonStore.schemaVersion)
             let indexes = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'")
                     .rows { $0.text(0) }

@@ -104,3 +104,34 @@ import Testing
         #expect(fields.interpolate("é{button}🎛{label}{ü}") == "éküche🎛Licht 💡{ü}")
     }
 }
+
+/// SPEC §5 as extended: numbers stay numbers, the URL's path and query are filled in, and the
+/// option's and face's labels have placeholders of their own.
+@Suite("Placeholders in URLs, numbers and labels")
+struct PlaceholderShapingTests {
+    static let fields: Placeholders = {
+        var fields = Placeholders(button: "menu", type: "select", seq: 42, t: 1_700_000_000_000, face: "1", option: "movie night", label: "Scenes")
+        (fields.index, fields.optionLabel, fields.faceLabel) = ("2", "Movie night", "On")
+        return fields
+    }()
+
+    @Test func aStringThatIsOneNumericPlaceholderBecomesANumber() throws {
+        let template = try WebhookTemplate(["face": "{face}", "seq": "{seq}", "t": "{t}", "index": "{index}", "text": "face {face}", "button": "{button}"])
+        let body = try JSONParser.parse(template.render(Self.fields, event: .null))
+        #expect(body == ["face": 1, "seq": 42, "t": 1_700_000_000_000, "index": 2, "text": "face 1", "button": "menu"])
+        var none = Self.fields
+        none.face = ""
+        #expect(try JSONParser.parse(WebhookTemplate(["face": "{face}"]).render(none, event: .null)) == ["face": ""])
+    }
+
+    @Test func theURLsPathAndQueryAreFilledInPercentEncoded() {
+        #expect(Self.fields.expandURL("http://ha.local:8123/scene/{option}?label={option_label}&n={index}")
+            == "http://ha.local:8123/scene/movie%20night?label=Movie%20night&n=2")
+        #expect(Self.fields.expandURL("http://{button}.local/x") == "http://{button}.local/x")
+        #expect(Self.fields.expandURL("http://h/plain") == "http://h/plain")
+    }
+
+    @Test func optionAndFaceLabels() {
+        #expect(Self.fields.interpolate("{option_label} / {face_label} / {label}") == "Movie night / On / Scenes")
+    }
+}

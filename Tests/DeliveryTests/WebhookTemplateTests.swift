@@ -54,7 +54,7 @@ import Testing
 
     static let strings: [(JSONValue, String)] = [
         ("{button}", #""desk""#),
-        (["a": [["b": "{button}"], "{seq}", ["{type}", ["{face}"]]]], #"{"a":[{"b":"desk"},"56",["toggle",["2"]]]}"#),
+        (["a": [["b": "{button}"], "{seq}", ["{type}", ["{face}"]]]], #"{"a":[{"b":"desk"},56,["toggle",[2]]]}"#),
         ([["x": ["y": ["z": "{id}"]]]], #"[{"x":{"y":{"z":"evt_1k"}}}]"#),
         (["{button}": "{button}", "{event}": "k"], #"{"{button}":"desk","{event}":"k"}"#),  // keys untouched
         ([1, .double(2.5), true, nil, ["n": -3], [], [:]], #"[1,2.5,true,null,{"n":-3},[],{}]"#),  // non-strings untouched

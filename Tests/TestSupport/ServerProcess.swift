@@ -1,22 +1,25 @@
-import Foundation
-import MicroHTTP
 import CurlHTTP
+import Foundation
 
 /// The real `buttond` binary as a child process (crash, signal and CLI tests).
-final class ServerProcess: @unchecked Sendable {  // fields are set once in init
-    let pid: pid_t
-    let port: Int
-    let stderrPath: String
+public final class ServerProcess: @unchecked Sendable {  // fields are set once in init
+    public let pid: pid_t
+    public let port: Int
+    public let stderrPath: String
 
-    static var binary: String {
-        ProcessInfo.processInfo.environment["BUTTOND_BIN"] ?? TestServer.repositoryRoot + "/.build/debug/buttond"
+    public static var binary: String {
+        ProcessInfo.processInfo.environment["BUTTOND_BIN"] ?? repositoryRoot + "/.build/debug/buttond"
+    }
+
+    public static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
     /// Starts `buttond serve --port 0 ARGS` and waits (bounded) for its listening line.
-    init(dataDir: String, arguments: [String] = []) throws {
+    public init(dataDir: String, arguments: [String] = []) throws {
         stderrPath = dataDir + ".stderr-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let argv = [Self.binary, "serve", "--port", "0", "--data-dir", dataDir, "--public-dir", TestServer.repositoryRoot + "/public"] + arguments
+        let argv = [Self.binary, "serve", "--port", "0", "--data-dir", dataDir, "--public-dir", Self.repositoryRoot + "/public"] + arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -48,12 +51,13 @@ final class ServerProcess: @unchecked Sendable {  // fields are set once in init
         port = found
     }
 
-    var client: HTTPClient { HTTPClient(port: port) }
-    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var client: HTTPClient { HTTPClient(port: port) }
+    public var url: String { "http://127.0.0.1:\(port)" }
+    public var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` and waits (bounded) for the exit status; nil if it did not exit in time.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, within seconds: Double = 15) -> Int32? {
+    public func stop(_ signal: Int32 = SIGTERM, within seconds: Double = 15) -> Int32? {
         kill(pid, signal)
         let deadline = Date().addingTimeInterval(seconds)
         var status: Int32 = 0
@@ -76,7 +80,7 @@ final class ServerProcess: @unchecked Sendable {  // fields are set once in init
 }
 
 /// Runs `buttond ARGS` to completion (client commands); returns exit code, stdout, stderr.
-func runButtond(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+public func runButtond(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> (Int32, String, String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
     process.arguments = arguments
@@ -85,7 +89,13 @@ func runButtond(_ arguments: [String], environment: [String: String] = [:]) thro
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let input = Pipe()
+    if stdin != nil { process.standardInput = input }
     try process.run()
+    if let stdin {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
