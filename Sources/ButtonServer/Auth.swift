@@ -5,14 +5,12 @@ import Dispatch
 import MicroHTTP
 
 /// Who may call what (SPEC §6): the admin token may do everything, the press token may read
-/// and send input. With no token and a loopback bind, nothing is asked.
+/// and send input, a named token what its role allows on its groups' buttons and sheets.
+/// With no fixed token and a loopback bind, nothing is asked of a request that presents none.
 struct Auth: Sendable {
-    enum Access: Comparable {
-        case press, admin
-    }
-
     let adminToken: String?
     let pressToken: String?
+    let named: NamedTokens
 
     var enabled: Bool { adminToken != nil || pressToken != nil }
 
@@ -24,16 +22,20 @@ struct Auth: Sendable {
     ]
 
     /// Reads only the admin token may make: they tell of the deployment, not the buttons.
-    static let adminReads: Set<String> = ["/api/v1/mqtt"]
+    static let adminReads: Set<String> = ["/api/v1/mqtt", "/api/v1/tokens"]
 
-    static func needed(method: String, pattern: String) -> Access {
-        (method == "GET" && !adminReads.contains(pattern)) || pressRoutes.contains(pattern) ? .press : .admin
+    /// Routes only an admin that sees every group may call: tokens and the whole registry.
+    static let unscopedRoutes: Set<String> = ["/api/v1/tokens", "/api/v1/tokens/{name}", "PUT /api/v1/config"]
+
+    static func needed(method: String, pattern: String) -> Grant.Role {
+        if method == "GET" && !adminReads.contains(pattern) { return .read }
+        return pressRoutes.contains(pattern) ? .press : .admin
     }
 
     /// Constant-time comparison: the time taken does not depend on where the strings differ.
-    static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
+    static func same(_ a: String, _ b: String) -> Bool { same(Array(a.utf8), Array(b.utf8)) }
+
+    static func same(_ x: [UInt8], _ y: [UInt8]) -> Bool {
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<max(x.count, y.count) {
             difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
@@ -41,33 +43,57 @@ struct Auth: Sendable {
         return difference == 0
     }
 
-    /// Returns `"admin"` or `"press"` for the token presented, nil when no token is needed.
-    func check(_ request: Request, method: String, pattern: String) throws(HTTPError) -> String? {
-        guard enabled, pattern.hasPrefix("/api/") || pattern == "/metrics" else { return nil }
-        var presented: String?
+    /// The grant for the token presented; nil when no token is needed (and none was given).
+    func check(_ request: Request, method: String, pattern: String) throws(HTTPError) -> Grant? {
+        guard pattern.hasPrefix("/api/") || pattern == "/metrics" else { return nil }
+        let presented = Self.presented(request, pattern: pattern)
+        let grant: Grant
+        if let token = presented, token.hasPrefix(NamedTokens.prefix) {
+            switch named.verify(token, now: SystemClock.wallMilliseconds()) {
+            case .valid(let found): grant = found
+            case .expired: throw Self.unauthorized("the token has expired: ask the admin for a new one")
+            case .unknown: throw Self.unauthorized("the token is not valid (revoked, or never made)")
+            }
+        } else {
+            guard enabled else { return nil }
+            guard let token = presented, !token.isEmpty else {
+                throw HTTPError(
+                    401, code: "unauthorized", message: "this server needs a token: send Authorization: Bearer TOKEN",
+                    headers: [("WWW-Authenticate", "Bearer")])
+            }
+            if let adminToken, Self.same(token, adminToken) {
+                grant = .everything
+            } else if let pressToken, Self.same(token, pressToken) {
+                grant = Grant(role: .press)
+            } else {
+                throw Self.unauthorized("the token is not valid")
+            }
+        }
+        try Self.allow(grant, method: method, pattern: pattern)
+        return grant
+    }
+
+    private static func allow(_ grant: Grant, method: String, pattern: String) throws(HTTPError) {
+        let needed = needed(method: method, pattern: pattern)
+        guard grant.role >= needed else {
+            let may = grant.role == .read ? "may only read" : "may read and send input, not change the registry"
+            throw HTTPError(403, code: "forbidden", message: "this \(grant.name == nil ? "press token" : "token") \(may)")
+        }
+        if grant.isScoped && (unscopedRoutes.contains(pattern) || unscopedRoutes.contains("\(method) \(pattern)")) {
+            throw HTTPError(403, code: "forbidden", message: "a token limited to groups may not do this")
+        }
+    }
+
+    private static func presented(_ request: Request, pattern: String) -> String? {
         if let header = request.header("authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { presented = String(parts[1]).trimmed() }
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmed() }
         }
-        if presented == nil, pattern == "/api/v1/events/stream" { presented = request.query["access_token"] }
-        guard let token = presented, !token.isEmpty else {
-            throw HTTPError(
-                401, code: "unauthorized", message: "this server needs a token: send Authorization: Bearer TOKEN",
-                headers: [("WWW-Authenticate", "Bearer")])
-        }
-        let granted: Access
-        if let adminToken, Self.same(token, adminToken) {
-            granted = .admin
-        } else if let pressToken, Self.same(token, pressToken) {
-            granted = .press
-        } else {
-            throw HTTPError(
-                401, code: "unauthorized", message: "the token is not valid", headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
-        }
-        guard granted >= Self.needed(method: method, pattern: pattern) else {
-            throw HTTPError(403, code: "forbidden", message: "the press token may read and send input, not change the registry")
-        }
-        return granted == .admin ? "admin" : "press"
+        return pattern == "/api/v1/events/stream" ? request.query["access_token"] : nil
+    }
+
+    private static func unauthorized(_ message: String) -> HTTPError {
+        HTTPError(401, code: "unauthorized", message: message, headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -76,7 +102,7 @@ struct Auth: Sendable {
 
     /// The admin token to use: the configured one, or for a non-loopback bind without one, the
     /// one kept in the data directory (made and announced on first start).
-    static func resolve(options: ServeOptions, logger: Logger) throws -> Auth {
+    static func resolve(options: ServeOptions, named: NamedTokens, logger: Logger) throws -> Auth {
         var admin = options.adminToken
         if admin == nil && !isLoopback(options.host) {
             let file = options.dataDir + "/admin-token"
@@ -100,6 +126,6 @@ struct Auth: Sendable {
                     ["token": token, "file": file, "panel": options.panelURL(port: options.port)], force: true)
             }
         }
-        return Auth(adminToken: admin, pressToken: options.pressToken)
+        return Auth(adminToken: admin, pressToken: options.pressToken, named: named)
     }
 }

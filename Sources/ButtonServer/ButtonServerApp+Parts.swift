@@ -141,9 +141,9 @@ extension ButtonServerApp {
     }
 
     /// The tokens (made and kept in the data directory when needed).
-    static func auth(_ options: ServeOptions, logger: Logger) throws(StartError) -> Auth {
+    static func auth(_ options: ServeOptions, store: ButtonStore, logger: Logger) throws(StartError) -> Auth {
         do {
-            return try Auth.resolve(options: options, logger: logger)
+            return try Auth.resolve(options: options, named: NamedTokens(store: store), logger: logger)
         } catch {
             throw StartError(description: "\(error)")
         }

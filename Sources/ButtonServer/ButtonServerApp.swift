@@ -87,7 +87,7 @@ public final class ButtonServerApp: Sendable {
         streams = StreamHub(maxStreams: options.http.maxStreams)
         try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)
         let api = try API(
-            options: options, auth: Self.auth(options, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
+            options: options, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
             handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, views: views, streams: streams,
             metrics: metrics)
         let router = api.makeRouter()
@@ -200,9 +200,10 @@ struct API: Sendable {
         addEventRoutes(to: &router)
         addHandlerRoutes(to: &router)
         addConfigRoutes(to: &router)
+        addTokenRoutes(to: &router)
         let files = StaticFiles(root: options.publicDir)
-        let auth = self.auth
-        router.guardRoute = { request, method, pattern throws(HTTPError) in try auth.check(request, method: method, pattern: pattern) }
+        let api = self
+        router.guardRoute = { request, method, pattern throws(HTTPError) in try api.guarded(request, method: method, pattern: pattern) }
         router.fallback = { request in
             if request.path == "/api" || request.path.hasPrefix("/api/") {
                 throw HTTPError.notFound("no API route \(request.method) \(request.path)")

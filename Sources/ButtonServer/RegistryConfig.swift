@@ -14,11 +14,15 @@ struct RegistryConfig {
     var handlers: [Handler] = []
 
     /// For the press token, handlers as `Viewer.press` shows them everywhere else.
-    static func export(registry: Registry, handlers: HandlerRegistry, for viewer: Viewer = .admin) -> JSONValue {
+    static func export(
+        registry: Registry, handlers: HandlerRegistry, for viewer: Viewer = .admin,
+        seeing sees: (Handler.Owner) -> Bool = { _ in true }
+    ) -> JSONValue {
         [
-            "buttons": .array(registry.buttonSlots().map { slot in slot.locked { slot.definition.json } }),
-            "sheets": .array(registry.sheetSlots.map { slot in slot.locked { slot.definition.json } }),
-            "handlers": .array(handlers.all.map { $0.json(for: viewer) }),
+            "buttons": .array(
+                registry.buttonSlots().filter { sees(.button($0.id)) }.map { slot in slot.locked { slot.definition.json } }),
+            "sheets": .array(registry.sheetSlots.filter { sees(.sheet($0.id)) }.map { slot in slot.locked { slot.definition.json } }),
+            "handlers": .array(handlers.all.filter { sees($0.owner) }.map { $0.json(for: viewer) }),
         ]
     }
 
@@ -138,8 +142,10 @@ extension API {
     func addConfigRoutes(to router: inout Router) {
         let (registry, handlers, scriptsDir, maxButtons) = (self.registry, self.handlers, options.scriptsDir, options.maxButtons)
         let sequencer = self.sequencer
+        let api = self
         router.get("/api/v1/config") { request in
-            .json(RegistryConfig.export(registry: registry, handlers: handlers, for: request.viewer))
+            let grant = request.grant
+            return .json(RegistryConfig.export(registry: registry, handlers: handlers, for: request.viewer) { api.sees($0, grant) })
         }
         router.put("/api/v1/config") { request in
             let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir, maxButtons: maxButtons)

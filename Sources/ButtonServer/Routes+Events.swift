@@ -26,10 +26,18 @@ extension API {
         let streams = self.streams
         let publisher = self.publisher
         let registry = self.registry
+        let api = self
         router.get("/api/v1/events", query: ["after", "limit", "offset", "button", "sheet"]) { request in
             let after = try Self.sequence(request.query["after"], name: "after")
             let (_, limit) = try Self.page(request, defaultLimit: 100, maxLimit: 1000)
-            let events = try log.history(after: after, limit: limit, source: try Self.source(request, in: registry))
+            let source = try Self.source(request, in: registry)
+            let grant = request.grant
+            let events =
+                if source == nil && grant.isScoped {
+                    try log.history(after: after, limit: limit, sources: api.visibleSources(grant))
+                } else {
+                    try log.history(after: after, limit: limit, source: source)
+                }
             return .json(bytes: Self.eventsBody(events.map(\.json)))
         }
         router.get("/api/v1/events/stream", query: ["after", "button", "sheet", "access_token"]) { request in
@@ -40,7 +48,9 @@ extension API {
             let source = try Self.source(request, in: registry)
             let stream = try streams.open()
             stream.send(Array("retry: 1000\n: connected\n\n".utf8))
-            publisher.subscribe(stream, after: after, source: source)
+            let grant = request.grant
+            publisher.subscribe(stream, after: after, source: source, admits: api.admits(grant))
+            if let name = grant.name { api.auth.named.track(stream, of: name) }
             return Response(
                 status: 200,
                 headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],

@@ -148,12 +148,14 @@ extension API {
                 }
             }
             let viewer = request.viewer
-            var page: [String: JSONValue] = ["deliveries": .array(rows.map { api.deliveryJSON($0, for: viewer) })]
+            let shown = rows.filter { api.sees($0, request.grant) }
+            var page: [String: JSONValue] = ["deliveries": .array(shown.map { api.deliveryJSON($0, for: viewer) })]
             if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
             return .json(.object(page))
         }
         router.get("/api/v1/deliveries/{did}") { request in
             let row = try api.delivery(request.parameter("did"))
+            guard api.sees(row, request.grant) else { throw ButtonsError.notFound("no delivery with id '\(request.parameter("did"))'") }
             let attempts: [StoredAttempt]
             do { attempts = try store.attempts(delivery: row.id) } catch { throw Registry.storageError(error) }
             let viewer = request.viewer

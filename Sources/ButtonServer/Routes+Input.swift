@@ -28,9 +28,10 @@ extension API {
 
     /// Hands `command` to the sequencer; the connection waits, suspended, for its events
     /// (once they are committed) or its error.
-    static func answer(_ command: Command, by sequencer: Sequencer) -> Response {
+    /// Hands `command` to the sequencer; a named token's name goes into its events as `by`.
+    static func answer(_ command: Command, for request: Request, by sequencer: Sequencer) -> Response {
         let pending = PendingResponse()
-        sequencer.submit(command) { result in
+        sequencer.submit(command, by: request.grant.name) { result in
             switch result {
             case .success(let events): pending.complete(eventsResponse(events))
             case .failure(let error): pending.complete(error.httpError.response)
@@ -106,12 +107,13 @@ extension API {
 
     func addInputRoutes(to router: inout Router) {
         let sequencer = self.sequencer
+        let api = self
         for kind in InputKind.allCases {
             router.post("/api/v1/buttons/{id}/\(kind.rawValue)") { request in
                 var fields = try Fields(try request.json())
                 let input = try Self.input(kind, &fields)
                 try fields.finish()
-                return Self.answer(.input(button: request.parameter("id"), input), by: sequencer)
+                return Self.answer(.input(button: request.parameter("id"), input), for: request, by: sequencer)
             }
         }
         router.post("/api/v1/buttons/{id}/press") { request in
@@ -121,17 +123,17 @@ extension API {
             let hold = try fields.int("holdMs", in: 0...3_600_000) ?? 0
             try fields.finish()
             let down = Input(.down, t: t, pointer: pointer)
-            return Self.answer(.press(button: request.parameter("id"), down: down, holdMs: hold), by: sequencer)
+            return Self.answer(.press(button: request.parameter("id"), down: down, holdMs: hold), for: request, by: sequencer)
         }
         router.post("/api/v1/buttons/{id}/reset") { request in
             try Fields(try request.json()).finish()
-            return Self.answer(.reset(button: request.parameter("id")), by: sequencer)
+            return Self.answer(.reset(button: request.parameter("id")), for: request, by: sequencer)
         }
         router.put("/api/v1/buttons/{id}/state") { request in
             var fields = try Fields(try request.json())
             guard let face = try fields.int("face", in: 0...1) else { throw ButtonsError.invalid("face", "face (0 or 1) is required") }
             try fields.finish()
-            return Self.answer(.face(button: request.parameter("id"), face: Int(face)), by: sequencer)
+            return Self.answer(.face(button: request.parameter("id"), face: Int(face)), for: request, by: sequencer)
         }
         router.post("/api/v1/input") { request in
             guard case .array(let items) = try request.json() else {
@@ -154,6 +156,8 @@ extension API {
                     }
                     let input = try Self.input(kind, &fields)
                     try fields.finish()
+                    // A button the token does not see is missing, and the whole batch is refused.
+                    guard api.sees(.button(button), request.grant) else { throw ButtonsError.notFound("no button named '\(button)'") }
                     batch.append(Command.BatchItem(button: button, input: input))
                 } catch {
                     var error = error
@@ -161,7 +165,7 @@ extension API {
                     throw error
                 }
             }
-            return Self.answer(.batch(batch), by: sequencer)
+            return Self.answer(.batch(batch), for: request, by: sequencer)
         }
     }
 }

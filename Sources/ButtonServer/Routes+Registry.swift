@@ -22,13 +22,21 @@ extension API {
         var create: @Sendable (JSONValue) throws -> Slot
         var find: @Sendable (String) throws -> Slot
         var update: @Sendable (String, JSONValue) throws -> Void
+        /// The group a create or change puts it in (a scoped admin's must be one of its own).
+        var group: @Sendable (JSONValue) -> String?? = { json in
+            guard case .object(let object) = json, let value = object["group"] else { return nil }
+            if case .string(let group) = value { return .some(group) }
+            return .some(nil)
+        }
         var delete: @Sendable (String) throws -> Void
         var view: @Sendable (Slot) -> JSONValue
     }
 
     static func addRoutes<Slot: RegistrySlot>(for collection: Collection<Slot>, to router: inout Router) {
         router.post(collection.path) { request in
-            let slot = try collection.create(try request.json())
+            let json = try request.json()
+            if request.grant.isScoped { try checkPlacement(collection.group(json) ?? nil, request.grant) }
+            let slot = try collection.create(json)
             var response = Response.json(collection.view(slot), status: 201)
             response.headers.append(("Location", "\(collection.path)/\(slot.id)"))
             return response
@@ -38,7 +46,9 @@ extension API {
         }
         router.patch(collection.path + "/{id}") { request in
             let id = request.parameter("id")
-            try collection.update(id, try request.json())
+            let json = try request.json()
+            if let group = collection.group(json) { try checkPlacement(group, request.grant) }
+            try collection.update(id, json)
             return .json(collection.view(try collection.find(id)))
         }
         router.delete(collection.path + "/{id}") { request in
@@ -53,11 +63,17 @@ extension API {
         let views = self.views
         let handlers = self.handlers
 
+        let api = self
         router.get("/api/v1/buttons", query: ["offset", "limit"]) { request in
             let (offset, limit) = try Self.page(request, defaultLimit: 1000, maxLimit: 10_000)
-            let slots = registry.buttonSlots(offset: offset, limit: limit)
-            let buttons = slots.map { views.button($0) }
-            return .json(["buttons": .array(buttons), "total": .int(Int64(registry.buttonCount))])
+            let grant = request.grant
+            guard grant.isScoped else {
+                let slots = registry.buttonSlots(offset: offset, limit: limit)
+                return .json(["buttons": .array(slots.map { views.button($0) }), "total": .int(Int64(registry.buttonCount))])
+            }
+            let visible = api.visibleButtons(grant)
+            let page = visible.dropFirst(offset).prefix(limit)
+            return .json(["buttons": .array(page.map { views.button($0) }), "total": .int(Int64(visible.count))])
         }
         Self.addRoutes(
             for: Collection(
@@ -72,8 +88,8 @@ extension API {
                 view: { views.button($0) }),
             to: &router)
 
-        router.get("/api/v1/sheets") { _ in
-            let sheets = registry.sheetSlots.map { views.sheet($0) }
+        router.get("/api/v1/sheets") { request in
+            let sheets = api.visibleSheets(request.grant).map { views.sheet($0) }
             return .json(["sheets": .array(sheets)])
         }
         Self.addRoutes(
@@ -94,7 +110,7 @@ extension API {
                 var fields = try Fields(try request.json())
                 let t = try Self.time(&fields)
                 try fields.finish()
-                return Self.answer(.sheet(request.parameter("id"), action, t: t), by: sequencer)
+                return Self.answer(.sheet(request.parameter("id"), action, t: t), for: request, by: sequencer)
             }
         }
         router.post("/api/v1/sheets/{id}/choose") { request in
@@ -104,7 +120,7 @@ extension API {
                 throw HTTPError.invalid("option", "option (an option id or index) is required")
             }
             try fields.finish()
-            return Self.answer(.sheet(request.parameter("id"), .choose(option), t: t), by: sequencer)
+            return Self.answer(.sheet(request.parameter("id"), .choose(option), t: t), for: request, by: sequencer)
         }
     }
 }

@@ -14,8 +14,9 @@ enum Viewer: Sendable, Equatable {
     /// The press token: id, events, enabled, health, kind, and a webhook's scheme, host and port.
     case press
 
-    /// From `Request.access` (`"admin"`, `"press"`, or nil when nothing was asked).
-    init(access: String?) { self = access == "press" ? .press : .admin }
+    /// A grant's view: the admin role sees everything, the read and press roles what the
+    /// press token sees.
+    init(_ grant: Grant) { self = grant.role == .admin ? .admin : .press }
 
     static let hidden: JSONValue = "***"
 
@@ -41,7 +42,7 @@ enum Viewer: Sendable, Equatable {
 
 extension Request {
     /// Who asks: the view of handlers and deliveries this request gets.
-    var viewer: Viewer { Viewer(access: access) }
+    var viewer: Viewer { Viewer(grant) }
 }
 
 extension Handler {

@@ -228,6 +228,18 @@ enum Schema {
             a.outcome, a.status_code, a.exit_code, d.option_label, d.face_label
         FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery = d.id AND a.number = d.attempts;
         """,
+        // 12: named, scoped tokens (SPEC §6): the SHA-256 of each, never the token itself.
+        """
+        CREATE TABLE tokens (
+            name TEXT PRIMARY KEY NOT NULL,
+            role TEXT NOT NULL,
+            groups TEXT,
+            hash BLOB NOT NULL UNIQUE,
+            created_at INTEGER NOT NULL,
+            last_used_at INTEGER,
+            expires_at INTEGER
+        );
+        """,
     ]
 
     /// The schema version this build writes.

@@ -45,10 +45,13 @@ package struct Batch {
 
     /// Numbers and appends events; returns their positions in `events`.
     @discardableResult
-    package mutating func append(_ gestures: [(GestureEvent, ControlEvent.Source)], idPrefix: String) -> Range<Int> {
+    package mutating func append(
+        _ gestures: [(GestureEvent, ControlEvent.Source)], idPrefix: String, by sender: String? = nil
+    ) -> Range<Int> {
         let start = events.count
         for (gesture, source) in gestures {
-            events.append(ControlEvent(seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source))
+            events.append(
+                ControlEvent(seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source, by: sender))
         }
         return start..<events.count
     }

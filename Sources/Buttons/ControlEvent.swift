@@ -23,15 +23,18 @@ package struct ControlEvent: Sendable {
     package var source: Source
     package var t: Int64
     package var data: EventData
+    /// Who sent the input that caused it: a named token's name, `mqtt` or `osc` (SPEC §6).
+    package var by: String?
     package var json: [UInt8]
 
-    package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source) {
+    package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String? = nil) {
         self.seq = seq
         self.id = idPrefix + String(seq, radix: 36)
         self.type = gesture.type
         self.source = source
         self.t = gesture.t
         self.data = gesture.data
+        self.by = sender
         self.json = []
         self.json = encode()
     }
@@ -75,7 +78,12 @@ package struct ControlEvent: Sendable {
         if let v = data.index { key("index"); w.write(Int64(v)) }
         if let v = data.reason { key("reason"); w.write(v) }
         if let v = data.pointer { key("pointer"); w.write(v) }
-        w.raw("}}")
+        w.raw("}")
+        if let by {
+            w.key("by")
+            w.write(by)
+        }
+        w.raw("}")
         return w.bytes
     }
 }

@@ -46,6 +46,14 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     }
 
     /// A page of history, read beside the writer.
+    /// The history of several sources, merged in seq order: each read is one index range.
+    package func history(after: Int64?, limit: Int, sources: [String]) throws(ButtonsError) -> [StoredEvent] {
+        var merged: [StoredEvent] = []
+        for source in sources { merged += try history(after: after, limit: limit, source: source) }
+        merged.sort { $0.seq < $1.seq }
+        return after == nil ? Array(merged.suffix(limit)) : Array(merged.prefix(limit))
+    }
+
     package func history(after: Int64?, limit: Int, source: String?) throws(ButtonsError) -> [StoredEvent] {
         do throws(StoreError) {
             if let after { return try store.events(after: after, limit: limit, button: source) }

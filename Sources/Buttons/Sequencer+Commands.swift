@@ -52,13 +52,13 @@ extension Sequencer {
     /// Applies `command` to the batch's machines. Refused (unknown button, engine error,
     /// full delivery queue): answered now, the batch unchanged. Accepted: answered when the
     /// batch is committed, with its own events.
-    package func apply(_ command: Command, reply: @escaping Reply, to batch: inout Batch) {
+    package func apply(_ command: Command, by sender: String? = nil, reply: @escaping Reply, to batch: inout Batch) {
         let now = clock.now()
         let mark = batch.events.count
         do throws(ButtonsError) {
             try checkFuture(command, now: now)
             let applied = try machines(after: command, in: batch, now: now)
-            let range = batch.append(applied.gestures, idPrefix: log.idPrefix)
+            let range = batch.append(applied.gestures, idPrefix: log.idPrefix, by: sender)
             let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
             if !rows.isEmpty && dispatcher.depth + batch.deliveries.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)

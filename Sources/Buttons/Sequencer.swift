@@ -14,7 +14,8 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
     package enum Work: Sendable {
-        case command(Command, Reply)
+        /// A command, and who sent it (a named token's name, `mqtt`, `osc`): `by` in its events.
+        case command(Command, String?, Reply)
         /// Runs alone on the sequencer thread, after what was queued before it is committed.
         case exclusive(@Sendable () -> Void)
     }
@@ -72,13 +73,13 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
 
     /// Queues `command`; `reply` is called once, on the sequencer thread, after its events
     /// are committed (or at once with the error that refused it).
-    package func submit(_ command: Command, reply: @escaping Reply) {
+    package func submit(_ command: Command, by sender: String? = nil, reply: @escaping Reply) {
         condition.locked {
             guard running, !stopped else {
                 reply(.failure(.unavailable("the server is shutting down", retryAfter: 5)))
                 return
             }
-            queue.append(.command(command, reply))
+            queue.append(.command(command, sender, reply))
             if queue.count == 1 { condition.signal() }
         }
     }
@@ -170,8 +171,8 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         }
         for item in work {
             switch item {
-            case .command(let command, let reply):
-                apply(command, reply: reply, to: &batch)
+            case .command(let command, let sender, let reply):
+                apply(command, by: sender, reply: reply, to: &batch)
             case .exclusive(let job):
                 commit(&batch)
                 batch = Batch(firstSeq: log.nextSeq)

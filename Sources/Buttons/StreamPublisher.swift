@@ -11,9 +11,11 @@ import ThreadSupport
 /// Each subscriber remembers the last seq it was sent, so the switch from replay to live
 /// events loses nothing and sends nothing twice.
 package final class StreamPublisher: @unchecked Sendable {  // all mutable state is guarded by `condition`
-    private struct Subscriber {
+    fileprivate struct Subscriber {
         let stream: any EventSink
         let source: String?
+        /// Which sources (by name) it may be sent, besides `source` (a token limited to groups).
+        let admits: (@Sendable (String) -> Bool)?
         /// Every event up to this seq (of this source) has been sent, or was not wanted.
         var sentThrough: Int64
         var replaying: Bool
@@ -56,13 +58,15 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
     }
 
     /// Attaches a stream: live from now on, or first the history after `after`.
-    package func subscribe(_ stream: any EventSink, after: Int64?, source: String?) {
+    package func subscribe(
+        _ stream: any EventSink, after: Int64?, source: String?, admits: (@Sendable (String) -> Bool)? = nil
+    ) {
         let id = ObjectIdentifier(stream)
         condition.locked {
             // A cursor past the newest event (from an older data directory, say) replays
             // nothing and takes every event from now on.
             subscribers[id] = Subscriber(
-                stream: stream, source: source, sentThrough: min(after ?? publishedThrough, publishedThrough),
+                stream: stream, source: source, admits: admits, sentThrough: min(after ?? publishedThrough, publishedThrough),
                 replaying: after != nil)
             if after != nil { markReady(id) }
         }
@@ -92,14 +96,13 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
             var gone: [ObjectIdentifier] = []
             for (id, subscriber) in subscribers where !subscriber.replaying {
                 var bytes: [UInt8] = []
-                if subscriber.source == nil && events.first!.seq > subscriber.sentThrough {
+                if subscriber.source == nil && subscriber.admits == nil && events.first!.seq > subscriber.sentThrough {
                     if everything == nil {
                         everything = events.flatMap { Self.message($0.json, seq: $0.seq) }
                     }
                     bytes = everything!
                 } else {
-                    for event in events where event.seq > subscriber.sentThrough {
-                        guard subscriber.source == nil || event.source.name == subscriber.source else { continue }
+                    for event in events where event.seq > subscriber.sentThrough && subscriber.wants(event.source.name) {
                         bytes += Self.message(event.json, seq: event.seq)
                     }
                 }
@@ -119,7 +122,7 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
         bytes.append(contentsOf: data)
         bytes.append(contentsOf: [0x0A, 0x0A])
         condition.locked {
-            for (_, subscriber) in subscribers where subscriber.source == nil || subscriber.source == source {
+            for (_, subscriber) in subscribers where subscriber.wants(source) {
                 subscriber.stream.send(bytes)
             }
         }
@@ -139,7 +142,9 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
             condition.unlock()
             let page = try? log.history(after: subscriber.sentThrough, limit: Self.pageSize, source: subscriber.source)
             var bytes: [UInt8] = []
-            for event in page ?? [] { bytes += Self.message(event.json, seq: event.seq) }
+            for event in page ?? [] where subscriber.wants(event.button ?? event.sheet ?? "") {
+                bytes += Self.message(event.json, seq: event.seq)
+            }
             let open = bytes.isEmpty ? subscriber.stream.isOpen : subscriber.stream.send(bytes)
             let backlog = subscriber.stream.pendingCount
             condition.lock()
@@ -169,5 +174,11 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
             if backlog < Self.lowWater { markReady(id) }
         }
         condition.unlock()
+    }
+}
+
+extension StreamPublisher.Subscriber {
+    func wants(_ name: String) -> Bool {
+        (source == nil || source == name) && (admits?(name) ?? true)
     }
 }

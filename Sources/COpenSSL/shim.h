@@ -1,6 +1,7 @@
 #ifndef COPENSSL_SHIM_H
 #define COPENSSL_SHIM_H
 #include <openssl/hmac.h>
+#include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/pem.h>

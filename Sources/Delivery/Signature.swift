@@ -23,11 +23,24 @@ public enum Signature {
         return Array(digest[0..<Int(length)])
     }
 
+    public static func sha256(_ message: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        message.withUnsafeBytes { m in
+            _ = SHA256(m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &digest)
+        }
+        return digest
+    }
+
+    /// `count` bytes from OpenSSL's CSPRNG.
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "OpenSSL's random generator failed")
+        return bytes
+    }
+
     /// A new secret from OpenSSL's CSPRNG.
     public static func newSecret() -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        precondition(RAND_bytes(&bytes, 32) == 1, "OpenSSL's random generator failed")
-        return "whsec_" + Data(bytes).base64EncodedString()
+        "whsec_" + Data(randomBytes(32)).base64EncodedString()
     }
 
     /// The key bytes of a `whsec_` secret; nil if it is not one.

@@ -10,8 +10,9 @@ public struct Request: Sendable {
     /// Values of `{name}` segments of the matched route.
     public var parameters: [String: String] = [:]
     public var remoteAddress: String
-    /// What the route guard granted (for example `press` or `admin`); nil when nothing was asked.
-    public var access: String?
+    /// What the route guard granted (the server's own type, such as a role and a scope); nil
+    /// when nothing was asked.
+    public var access: (any Sendable)?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],

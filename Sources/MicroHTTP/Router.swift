@@ -24,7 +24,7 @@ public struct Router: Sendable {
     public var fallback: Handler?
     /// Runs before every matched route's handler (auth): throwing answers with that error; what
     /// it returns is handed to the handler as `Request.access`.
-    public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> String?)?
+    public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> (any Sendable)?)?
     /// A query parameter a route does not declare is 400 `unknown_parameter`: a typo like
     /// `?buton=` must not quietly answer as if no filter were given.
     public var refusesUnknownQuery = false

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 
 /// Script handlers, continued: what a script leaves in its process group does not outlive
 /// it, even when it ignores SIGTERM, nor outlive buttond.

@@ -245,7 +245,7 @@ final class MQTTBridge: CommitObserver {
         do throws(ButtonsError) {
             switch try MQTTCommand.parse(topic: topic, payload: payload, base: base, registry: registry) {
             case .command(let command):
-                sequencer.submit(command) { [self] result in
+                sequencer.submit(command, by: "mqtt") { [self] result in
                     if case .failure(let error) = result { refused(error, topic: topic) }
                 }
             case .look(let id, let json):

@@ -1,0 +1,51 @@
+import Buttons
+import MicroHTTP
+
+/// What a request may do and see (SPEC §6): a role, and for a named token its name and the
+/// groups it is limited to. The route guard hands it to the routes as `Request.access`.
+struct Grant: Sendable, Equatable {
+    enum Role: Int, Comparable, Sendable {
+        case read, press, admin
+
+        static func < (a: Role, b: Role) -> Bool { a.rawValue < b.rawValue }
+
+        init?(name: String) {
+            switch name {
+            case "read": self = .read
+            case "press": self = .press
+            case "admin": self = .admin
+            default: return nil
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .read: "read"
+            case .press: "press"
+            case .admin: "admin"
+            }
+        }
+    }
+
+    var role: Role
+    /// A named token's name (it goes into events as `by`); nil for the fixed tokens.
+    var name: String?
+    /// The groups whose buttons and sheets it sees; nil for all of them.
+    var groups: Set<String>?
+
+    /// No token is needed (loopback, none configured), or the admin token.
+    static let everything = Grant(role: .admin)
+
+    /// Whether a button or sheet of `group` exists for this grant: any other is 404 to it.
+    func sees(group: String?) -> Bool {
+        guard let groups else { return true }
+        return group.map(groups.contains) ?? false
+    }
+
+    var isScoped: Bool { groups != nil }
+}
+
+extension Request {
+    /// What the route guard granted; everything when no token was asked for.
+    var grant: Grant { access as? Grant ?? .everything }
+}

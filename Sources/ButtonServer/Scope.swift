@@ -1,0 +1,87 @@
+import ButtonStore
+import Buttons
+import MicroHTTP
+
+/// What a token limited to groups may see (SPEC §6): only its groups' buttons and sheets, on
+/// every route; any other one is 404 as if it did not exist. The guard checks the button,
+/// sheet or handler a route names; the lists, the history and the stream filter by `sees`.
+extension API {
+    /// The group of a button or sheet, `.some(nil)` when it has none, nil when it does not exist.
+    func group(of owner: Handler.Owner) -> String?? {
+        switch owner {
+        case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.group } }
+        case .sheet(let id): (try? registry.sheet(id)).map { slot in slot.locked { slot.definition.group } }
+        }
+    }
+
+    func sees(_ owner: Handler.Owner, _ grant: Grant) -> Bool {
+        guard grant.isScoped else { return true }
+        guard let group = group(of: owner) else { return false }
+        return grant.sees(group: group)
+    }
+
+    /// An event source (by name) a scoped grant sees: a button of that name, else a sheet.
+    func sees(source name: String, _ grant: Grant) -> Bool {
+        guard grant.isScoped else { return true }
+        if let group = group(of: .button(name)) { return grant.sees(group: group) }
+        return grant.sees(group: group(of: .sheet(name)) ?? nil)
+    }
+
+    func visibleButtons(_ grant: Grant) -> [ButtonSlot] {
+        registry.buttonSlots().filter { slot in grant.sees(group: slot.locked { slot.definition.group }) }
+    }
+
+    func visibleSheets(_ grant: Grant) -> [SheetSlot] {
+        registry.sheetSlots.filter { slot in grant.sees(group: slot.locked { slot.definition.group }) }
+    }
+
+    /// A delivery, seen when the button or sheet whose event it carries is.
+    func sees(_ row: DeliveryRow, _ grant: Grant) -> Bool {
+        guard grant.isScoped else { return true }
+        if let button = row.event.button { return sees(.button(button), grant) }
+        return row.event.sheet.map { sees(.sheet($0), grant) } ?? false
+    }
+
+    /// What a scoped grant's stream may carry (by source name); nil for everything.
+    func admits(_ grant: Grant) -> (@Sendable (String) -> Bool)? {
+        guard grant.isScoped else { return nil }
+        let api = self
+        return { name in api.sees(source: name, grant) }
+    }
+
+    /// The names of every button and sheet the grant sees (the sources of its history).
+    func visibleSources(_ grant: Grant) -> [String] {
+        visibleButtons(grant).map(\.id) + visibleSheets(grant).map(\.id)
+    }
+
+    /// A scoped admin may make and change buttons and sheets in its own groups only.
+    static func checkPlacement(_ group: String?, _ grant: Grant) throws(HTTPError) {
+        guard !grant.sees(group: group) else { return }
+        throw HTTPError(403, code: "forbidden", message: "this token may place buttons and sheets only in its groups")
+    }
+
+    /// Auth, then the scope: a route naming a button, sheet or handler the grant does not see
+    /// is 404 with the words of a missing one.
+    func guarded(_ request: Request, method: String, pattern: String) throws(HTTPError) -> Grant? {
+        let grant = try auth.check(request, method: method, pattern: pattern)
+        guard let grant, grant.isScoped else { return grant }
+        let id = request.parameters["id"] ?? ""
+        if pattern.hasPrefix("/api/v1/buttons/{id}"), !sees(.button(id), grant) {
+            throw HTTPError.notFound("no button named '\(id)'")
+        }
+        if pattern.hasPrefix("/api/v1/sheets/{id}"), !sees(.sheet(id), grant) {
+            throw HTTPError.notFound("no sheet named '\(id)'")
+        }
+        for hid in [request.parameters["hid"], request.query["handler"]].compactMap({ $0 }) {
+            if let handler = try? handlers.get(hid), !sees(handler.owner, grant) {
+                throw HTTPError.notFound("no handler with id '\(hid)'")
+            }
+        }
+        for key in ["button", "sheet"] {
+            if let name = request.query[key], !sees(source: name, grant) {
+                throw HTTPError.notFound("no button or sheet named '\(name)'")
+            }
+        }
+        return grant
+    }
+}
