@@ -71,18 +71,27 @@ extension ButtonServerApp {
     /// After every request: metrics (refusals of input counted by reason) and, at info, a log line.
     static func requestObserver(metrics: Metrics, logger: Logger) -> @Sendable (RequestRecord) -> Void {
         { record in
-            metrics.request(route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds)
+            let grant = record.access as? Grant
+            metrics.request(
+                route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds,
+                role: grant?.role.name ?? "none")
             if record.status >= 400, Auth.pressRoutes.contains(record.route) {
                 metrics.rejected(Metrics.rejectionReason(status: record.status))
             }
             guard logger.level <= .info else { return }
             let micros = Int(record.durationSeconds * 1_000_000)
-            logger.log(
-                .info, "request",
-                [
-                    "method": record.method, "path": record.path, "route": record.route, "status": String(record.status),
-                    "duration_ms": "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())", "remote": record.remoteAddress,
-                ])
+            let duration = "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"
+            let (method, path, route, status, remote) = (record.method, record.path, record.route, String(record.status), record.remoteAddress)
+            // A named token by its name, never its value; a fixed token by its role.
+            if let grant {
+                let token = grant.name ?? grant.role.name
+                logger.log(
+                    .info, "request",
+                    ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote, "token": token])
+            } else {
+                logger.log(
+                    .info, "request", ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote])
+            }
         }
     }
 

@@ -30,6 +30,9 @@ final class Metrics: CommitObserver {
 
     private struct State {
         var requests: [RequestKey: UInt64] = [:]
+        /// By the role of the token presented (`none` when none was asked): never by token name,
+        /// which would make the label set unbounded.
+        var requestsByRole: [String: UInt64] = [:]
         var requestDuration = Histogram()
         var events: [String: UInt64] = [:]
         var rejected: [String: UInt64] = [:]
@@ -42,9 +45,10 @@ final class Metrics: CommitObserver {
     private let state = Locked(State())
     let startTime = Date().timeIntervalSince1970
 
-    func request(route: String, method: String, status: Int, seconds: Double) {
+    func request(route: String, method: String, status: Int, seconds: Double, role: String = "none") {
         state.withLock { s in
             s.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            s.requestsByRole[role, default: 0] += 1
             s.requestDuration.observe(seconds)
         }
     }
@@ -114,6 +118,11 @@ final class Metrics: CommitObserver {
         }
         for (key, value) in requests {
             text += "buttond_http_requests_total{route=\"\(Self.escape(key.route))\",method=\"\(key.method)\",status=\"\(key.status)\"} \(value)\n"
+        }
+        text += "# HELP buttond_http_requests_by_role_total HTTP requests by the role of the token presented.\n"
+        text += "# TYPE buttond_http_requests_by_role_total counter\n"
+        for (role, value) in s.requestsByRole.sorted(by: { $0.key < $1.key }) {
+            text += "buttond_http_requests_by_role_total{role=\"\(role)\"} \(value)\n"
         }
         text += "# HELP buttond_http_request_duration_seconds Time to answer a request.\n# TYPE buttond_http_request_duration_seconds histogram\n"
         Self.histogram("buttond_http_request_duration_seconds", s.requestDuration, into: &text)

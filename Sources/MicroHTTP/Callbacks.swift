@@ -13,6 +13,8 @@ final class RequestContext {
     var tooLarge = false
     var discarded = 0
     var answered = false
+    /// What the route guard granted, for the request's record.
+    var access: (any Sendable)?
     /// Set while the handler's answer is being produced elsewhere (the connection is suspended).
     var pending: (response: PendingResponse, route: String, method: String, path: String)?
     let start = DispatchTime.now().uptimeNanoseconds
@@ -91,7 +93,7 @@ private func answer(
     server.record(
         RequestRecord(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
-            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : ""))
+            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : "", access: context.access))
     return result
 }
 
@@ -239,7 +241,8 @@ let accessHandler: MHD_AccessHandlerCallback = {
             refusal.response, route: String(refusal.status), method: methodName, path: path, context: context,
             connection: connection, server: server)
     }
-    let (response, route) = server.router.handle(request)
+    let (response, route, access) = server.router.handleGranting(request)
+    context.access = access
     return answer(
         response, route: route, method: methodName, path: path, context: context, connection: connection,
         server: server)

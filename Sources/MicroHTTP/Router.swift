@@ -75,6 +75,12 @@ public struct Router: Sendable {
     /// Runs the matching handler; errors it throws become JSON error responses.
     /// Returns the response and the matched pattern (for logs and metrics).
     public func handle(_ request: Request) -> (Response, String) {
+        let (response, route, _) = handleGranting(request)
+        return (response, route)
+    }
+
+    /// `handle`, also returning what the guard granted (for the request's log line and metrics).
+    public func handleGranting(_ request: Request) -> (Response, String, (any Sendable)?) {
         // Split as bytes: "/" is ASCII, and grapheme-aware splitting costs more than routing.
         let parts = request.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
         var allowed: [String] = []
@@ -89,13 +95,13 @@ public struct Router: Sendable {
                     do throws(HTTPError) {
                         request.access = try guardRoute(request, route.method, route.pattern)
                     } catch {
-                        return (error.response, route.pattern)
+                        return (error.response, route.pattern, nil)
                     }
                 }
                 if refusesUnknownQuery {
-                    do throws(HTTPError) { try Self.checkQuery(request, route) } catch { return (error.response, route.pattern) }
+                    do throws(HTTPError) { try Self.checkQuery(request, route) } catch { return (error.response, route.pattern, request.access) }
                 }
-                return (Self.run(route.handler, request), route.pattern)
+                return (Self.run(route.handler, request), route.pattern, request.access)
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
@@ -105,7 +111,7 @@ public struct Router: Sendable {
             do throws(HTTPError) {
                 request.access = try guardRoute(request, request.method, request.path)
             } catch {
-                return (error.response, allowed.isEmpty ? "404" : "405")
+                return (error.response, allowed.isEmpty ? "404" : "405", nil)
             }
         }
         if !allowed.isEmpty {
@@ -114,10 +120,10 @@ public struct Router: Sendable {
                 405, code: "method_not_allowed",
                 message: "\(request.method) is not allowed on \(request.path); allowed: \(allowed.joined(separator: ", "))",
                 headers: [("Allow", allowed.joined(separator: ", "))])
-            return (error.response, "405")
+            return (error.response, "405", request.access)
         }
-        if let fallback { return (Self.run(fallback, request), "static") }
-        return (HTTPError.notFound("no route for \(request.path)").response, "404")
+        if let fallback { return (Self.run(fallback, request), "static", request.access) }
+        return (HTTPError.notFound("no route for \(request.path)").response, "404", request.access)
     }
 
     private static func run(_ handler: Handler, _ request: Request) -> Response {

@@ -68,6 +68,10 @@ struct NamedTokenTests {
         // It may not change the registry, nor make tokens.
         #expect(try kiosk.request("PATCH", "/api/v1/buttons/lobby-door", json: #"{"label": "x"}"#).status == 403)
         #expect(try kiosk.request("POST", "/api/v1/tokens", json: #"{"name": "x", "role": "admin"}"#).status == 403)
+        // Metrics count by role, never by token name.
+        let metrics = String(decoding: try server.client.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("buttond_http_requests_by_role_total{role=\"press\"}"))
+        #expect(!metrics.contains("lobby-kiosk"))
     }
 
     @Test func itsStreamCarriesNoOtherGroupsEventsAndEndsWhenRevoked() throws {
