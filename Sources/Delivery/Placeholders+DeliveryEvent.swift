@@ -9,6 +9,11 @@ extension Placeholders {
             option: event.option ?? "", label: event.label ?? "", id: event.id)
         optionLabel = event.optionLabel ?? ""
         faceLabel = event.faceLabel ?? ""
-        if event.option != nil, case .int(let v)? = (try? JSONParser.parse(event.json))?["data"]?["index"] { index = String(v) }
+        // `index` and `by` are in the event's JSON only; it is parsed when it has them. The
+        // server writes `by` last (`…},"by":"name"}`), so its JSON then ends with `"}`.
+        let hasBy = event.json.count > 2 && event.json[event.json.count - 2] == UInt8(ascii: "\"")
+        let parsed = event.option != nil || hasBy ? try? JSONParser.parse(event.json) : nil
+        if event.option != nil, case .int(let v)? = parsed?["data"]?["index"] { index = String(v) }
+        if case .string(let v)? = parsed?["by"] { by = v }
     }
 }

@@ -3,7 +3,7 @@ import JSON
 /// The event facts a handler's placeholders stand for (SPEC §5): a script's args use them
 /// whole (`{button}`), a webhook's body and header values use them inside any string.
 /// Known placeholders: `{button}`, `{type}`, `{seq}`, `{t}`, `{face}`, `{option}`, `{label}`,
-/// `{id}`, `{index}`, `{option_label}`, `{face_label}`; any other braces (`{unknown}`, Home Assistant's `{{ states('x') }}`) are text.
+/// `{id}`, `{index}`, `{option_label}`, `{face_label}`, `{by}`; any other braces (`{unknown}`, Home Assistant's `{{ states('x') }}`) are text.
 public struct Placeholders: Sendable, Equatable {
     /// The button or sheet id the event came from.
     public var button: String
@@ -25,6 +25,8 @@ public struct Placeholders: Sendable, Equatable {
     public var optionLabel: String = ""
     /// The new face's label (a toggle), or "" when none.
     public var faceLabel: String = ""
+    /// Who sent the input (a named token's name, `mqtt`, `osc`), or "" when the event has no `by`.
+    public var by: String = ""
 
     /// The placeholders whose values are numbers: a body string that is exactly one of them
     /// is sent as a JSON number.
@@ -56,6 +58,7 @@ public struct Placeholders: Sendable, Equatable {
         if case .string(let v)? = event["data"]?["option"] { option = v }
         if case .string(let v)? = event["id"] { id = v }
         if case .int(let v)? = event["data"]?["index"] { index = String(v) }
+        if case .string(let v)? = event["by"] { by = v }
     }
 
     /// `text` when it is exactly one numeric placeholder with a value: the number it stands for.
@@ -141,6 +144,7 @@ public struct Placeholders: Sendable, Equatable {
         case "{index}": index
         case "{option_label}": optionLabel
         case "{face_label}": faceLabel
+        case "{by}": by
         default: nil
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CurlHTTP
+import MicroHTTP
 import Platform
 
 /// Named, scoped tokens (SPEC §6): a kiosk in the lobby presses the lobby's buttons and
@@ -118,6 +119,22 @@ struct NamedTokenTests {
         for value in [token, other] { #expect(file.range(of: Data(value.utf8)) == nil) }
         let wal = (try? Data(contentsOf: URL(fileURLWithPath: server.dataDir + "/buttond.sqlite3-wal"))) ?? Data()
         for value in [token, other] { #expect(wal.range(of: Data(value.utf8)) == nil) }
+    }
+
+    /// `by` reaches a webhook: in the event body and as the `{by}` placeholder.
+    @Test func whoPressedReachesAWebhook() throws {
+        let server = try Self.server()
+        let sink = try Sink()
+        defer { sink.stop() }
+        let hook = "{\"on\": [\"tap\"], \"webhook\": {\"url\": \"\(sink.url("/who"))\", \"body\": {\"who\": \"{by}\", \"event\": \"{event}\"}}}"
+        #expect(try server.post("/api/v1/buttons/lobby-door/handlers", hook).status == 201)
+        let kiosk = Self.client(server, try Self.token(server, #"{"name": "lobby-kiosk", "role": "press", "groups": ["lobby"]}"#))
+        #expect(try kiosk.request("POST", "/api/v1/buttons/lobby-door/press", json: "{}").status == 200)
+        let received = sink.wait(seconds: 10) { list in list.contains { $0.path == "/who" } }
+        let bytes = received.first { $0.path == "/who" }?.body ?? []
+        let body: JSONValue = (try? JSONParser.parse(bytes)) ?? .null
+        #expect(body["who"] == "lobby-kiosk")
+        #expect(body["event"]?["by"] == "lobby-kiosk")
     }
 
     @Test func movingAButtonToAnotherGroupChangesWhatATokenSeesAtOnce() throws {
