@@ -125,15 +125,22 @@ extension ButtonServerApp {
             try dispatcher.load()
             try handlers.load()
             try sequencer.load()
-            if let file = options.configFile {
-                let text = try String(contentsOfFile: file, encoding: .utf8)
-                let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
-                try config.seed(registry: registry, handlers: handlers)
-            }
-        } catch let error as HTTPError {
-            throw StartError(description: "invalid --config \(options.configFile ?? ""): \(error.message)")
         } catch {
             throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
+        }
+        guard let file = options.configFile else { return }
+        do {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
+            try config.seed(registry: registry, handlers: handlers)
+        } catch let error as ButtonsError {
+            // The words a PUT /api/v1/config would answer with, naming the field.
+            let field = error.details["field"].flatMap { if case .string(let f) = $0 { " (\(f))" } else { nil } } ?? ""
+            throw StartError(description: "invalid --config \(file): \(error.message)\(field)")
+        } catch let error as JSONParser.Failure {
+            throw StartError(description: "invalid --config \(file): not JSON: \(error.description)")
+        } catch {
+            throw StartError(description: "cannot read --config \(file): \(error)")
         }
     }
 

@@ -89,6 +89,22 @@ struct HardeningTests {
         #expect(try server.client.get("/api/v1/events?limit=5&after=0").status == 200)
     }
 
+    /// A bad `--config` names the field and what is wrong with it, as the API would (it said
+    /// only "cannot load the registry").
+    @Test func aBadConfigFileSaysWhatIsWrongWithIt() throws {
+        let dir = NSTemporaryDirectory() + "buttond-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let file = dir + "/seed.json"
+        try #"{"buttons": [{"id": "door", "longpressMs": 600}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, _, stderr) = try runButtond(["serve", "--port", "0", "--data-dir", dir + "/data", "--config", file])
+        #expect(status == 1)
+        #expect(stderr.contains("invalid --config \(file)") && stderr.contains("longpressMs"), "\(stderr)")
+        try "{not json".write(toFile: file, atomically: true, encoding: .utf8)
+        let (again, _, words) = try runButtond(["serve", "--port", "0", "--data-dir", dir + "/data", "--config", file])
+        #expect(again == 1)
+        #expect(words.contains("not JSON"), "\(words)")
+    }
+
     @Test func aSecondServerOnTheSameDirectorySaysWhoHasIt() throws {
         let dir = NSTemporaryDirectory() + "buttond-second-\(UUID().uuidString)"
         let first = try ServerProcess(dataDir: dir)
