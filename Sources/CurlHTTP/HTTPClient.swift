@@ -95,12 +95,21 @@ public struct HTTPClient: Sendable {
     }
 }
 
-/// One libcurl transfer: the request as given, the answer's status, headers and body.
-final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is read by others
+/// libcurl's global state, set up once for every user of libcurl in the process (this
+/// client and the webhook sender): `curl_global_init` is not thread-safe, so it runs once,
+/// before any handle exists.
+public enum Curl {
     private static let initialized: Bool = {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         return true
     }()
+
+    /// Call before making a curl handle.
+    public static func start() { _ = initialized }
+}
+
+/// One libcurl transfer: the request as given, the answer's status, headers and body.
+final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is read by others
 
     private let handle: UnsafeMutableRawPointer
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
@@ -119,7 +128,7 @@ final class Transfer: @unchecked Sendable {  // run by one thread; `socket` is r
     var onHead: (() -> Void)?
 
     init(_ client: HTTPClient, method: String, path: String, body: [UInt8]?, headers given: [String: String]) throws(HTTPClient.Failure) {
-        _ = Self.initialized
+        Curl.start()
         guard let handle = curl_easy_init() else { throw HTTPClient.Failure(description: "libcurl could not start") }
         self.handle = handle
         base = client.base

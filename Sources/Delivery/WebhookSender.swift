@@ -1,5 +1,6 @@
 import ButtonStore
 import CCurl
+import CurlHTTP
 import FoundationEssentials
 import Platform
 import Dispatch
@@ -8,11 +9,6 @@ import Dispatch
 /// no redirects followed, explicit connect and total timeouts. One sender per worker thread:
 /// its curl handle keeps connections alive between deliveries to the same receiver.
 public final class WebhookSender {
-    /// libcurl's global init is not thread-safe; it runs once, before any handle exists.
-    private static let initialized: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return true
-    }()
 
     final class Sink {
         var body: [UInt8] = []
@@ -39,7 +35,7 @@ public final class WebhookSender {
     private let socketGuard: UnsafeMutablePointer<bd_socket_guard>
 
     public init(rules: DestinationRules = DestinationRules()) {
-        _ = Self.initialized
+        Curl.start()
         handle = curl_easy_init()
         destinationGuard = Guard(rules: rules)
         socketGuard = .allocate(capacity: 1)
