@@ -27,7 +27,25 @@ export function setToken(token) {
   for (const fn of tokenListeners) fn(memoryToken);
 }
 
-let memoryToken = getToken();
+// A kiosk link carries its token in the fragment (`/?kiosk#token=bdt_…`: never sent to a
+// server, not in logs): it is kept like a typed one and taken out of the address bar, so
+// neither the history nor a screenshot shows it.
+function takeTokenFromFragment() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const token = params.get("token");
+  if (!token) return;
+  try {
+    localStorage.setItem(TOKEN_KEY, token);
+  } catch { /* private mode: memory only */ }
+  params.delete("token");
+  const rest = params.toString().replace(/=(&|$)/g, "$1");
+  history.replaceState(history.state, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+  fragmentToken = token;
+}
+
+let fragmentToken = "";
+takeTokenFromFragment();
+let memoryToken = fragmentToken || getToken();
 const tokenListeners = new Set();
 export function onTokenChange(fn) { tokenListeners.add(fn); }
 export function currentToken() { return memoryToken || getToken(); }
