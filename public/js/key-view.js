@@ -112,7 +112,7 @@ export class KeyView {
   fitLabels() {
     const texts = this.kind === "toggle"
       ? this.faceEls.flatMap((f) => [f.querySelector(".face-caption"), f.querySelector(".face-label")])
-      : [this.labelEl];
+      : [this.hint, this.labelEl]; // the hint first: what it gives up, the label may take
     for (const t of texts) keepFitted(t, this.node);
   }
 

@@ -23,7 +23,7 @@ for (const t of document.querySelectorAll('.key .key-label, .key .face-label, .k
   const key = t.closest('.key').getBoundingClientRect(), r = t.getBoundingClientRect();
   const cut = t.scrollHeight > t.clientHeight + 1 || t.scrollWidth > t.clientWidth + 1;
   const out_ = r.left < key.left - 1 || r.right > key.right + 1 || r.top < key.top - 1 || r.bottom > key.bottom + 1;
-  if (cut || out_ || getComputedStyle(t).textOverflow === 'ellipsis') out.push(t.textContent);
+  if (cut || out_ || getComputedStyle(t).textOverflow === 'ellipsis') out.push(`${t.textContent} ${t.scrollWidth}/${t.clientWidth} ${t.scrollHeight}/${t.clientHeight} ${Math.round(r.top)}-${Math.round(r.bottom)} in ${Math.round(key.top)}-${Math.round(key.bottom)}`);
 }
 return out;
 """
