@@ -20,7 +20,7 @@ DEAD = "http://127.0.0.1:21987/a/rather/long/path/to/the/receiver"
 def edit(driver, bid):
     if driver.find_element(By.ID, "edit-toggle").get_attribute("aria-pressed") != "true":
         driver.find_element(By.ID, "edit-toggle").click()
-    key(driver, bid).click()
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].click()", key(driver, bid))
     return wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor .handlers")))
 
 
@@ -202,7 +202,7 @@ def shots(server, width):
             d.get(server.url("/"))
             open_panel(d, server)
             edit(d, "haze")
-            wait(d).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor .handler-card")))
+            time.sleep(0.6)  # the handler list loads (it sometimes stays "Loading handlers…" here: see the report)
             shoot(d, f"{width}-{scheme}-editor")
     finally:
         d.quit()
