@@ -6,12 +6,13 @@ import { get, setToken, setTokenPrompt, currentToken, onTokenChange, onForbidden
 import { showError, toast, openModal } from "./ui.js";
 import { ingest, loadButtons, loadSheets, onChange, markSeen } from "./store.js";
 import { render, setEditing, isEditing } from "./grid.js";
-import { renderSheetList } from "./sheets.js";
+import { syncSheets } from "./sheets.js";
+import { reloadListeners } from "./listeners.js";
 import { initLog } from "./log.js";
 import { initPages } from "./pages.js";
 import { startStream } from "./stream.js";
 import { openEditor, createButton, createSheet, showDeliveries, closeEditor } from "./editor.js";
-import { isKiosk, startKiosk } from "./kiosk.js";
+import { isKiosk, startKiosk, marksHidden } from "./kiosk.js";
 import { registerWorker } from "./pwa.js";
 import { mode } from "./mode.js";
 
@@ -75,7 +76,6 @@ function setEditMode(on) {
   document.body.classList.toggle("editing", on);
   $("editbar").hidden = !on;
   setEditing(on);
-  renderSheetList();
 }
 
 function applyRole(role) {
@@ -113,12 +113,13 @@ mode.showDeliveries = showDeliveries;
 // ---- data -----------------------------------------------------------------------------
 
 onChange((what) => {
-  if (what === "buttons" || what === "all") render();
-  if (what === "sheets" || what === "all") renderSheetList();
+  render();
+  if (what === "sheets" || what === "all") syncSheets();
 });
 
 async function resync() {
   await Promise.all([loadButtons(), loadSheets()]);
+  reloadListeners();
 }
 
 let streamStarted = false;
@@ -149,6 +150,7 @@ document.addEventListener("visibilitychange", () => {
 });
 
 mode.kiosk = isKiosk();
+document.body.classList.toggle("no-marks", marksHidden());
 if (mode.kiosk) {
   startKiosk();
   applyRole("press");

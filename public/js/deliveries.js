@@ -2,8 +2,8 @@
 // older pages on demand; a row opens to its attempts and can be redelivered.
 
 import { get, post, enc } from "./api.js";
-import { el, icon, toast, showError, fmtDateTime } from "./ui.js";
-import { buttons, sheets } from "./store.js";
+import { el, icon, toast, showError, fmtDateTime, fmtTime } from "./ui.js";
+import { subjectName } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
 import { select, btn } from "./form.js";
 
@@ -17,12 +17,6 @@ export function handlerTarget(h) {
 }
 
 function words(s) { return String(s || "").replace(/_/g, " "); }
-
-function subject(d) {
-  if (d.button) return (buttons.get(d.button) || {}).label || d.button;
-  if (d.sheet) return (sheets.get(d.sheet) || {}).title || d.sheet;
-  return "";
-}
 
 const OUTCOMES = {
   ok: "delivered", connect: "could not connect", timeout: "no answer in time", http_status: "refused by the receiver",
@@ -40,6 +34,15 @@ function outcome(d) {
   }
   if (d.status === "pending" && d.waitingFor) return `waiting for ${d.waitingFor}`;
   return { pending: "queued", in_flight: "sending", ok: "delivered" }[d.status] || words(d.status);
+}
+
+/** When a pending delivery is tried next ("next attempt in 4 s, 12:00:01"), or null. */
+export function nextAttempt(d, now = Date.now()) {
+  if (d.status !== "pending" || d.waitingFor || typeof d.nextAttemptAt !== "number") return null;
+  const s = Math.round((d.nextAttemptAt - now) / 1000);
+  if (s <= 0) return "next attempt due now";
+  const wait = s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+  return `next attempt in ${wait}, ${fmtTime(d.nextAttemptAt).slice(0, 8)}`;
 }
 
 export function showDeliveries(h) {
@@ -96,17 +99,19 @@ export function showDeliveries(h) {
 
 function attemptsView(full) {
   const attempts = full.attempts || [];
+  const next = nextAttempt(full);
   if (!attempts.length) {
-    return el("p.muted", { text: full.nextAttemptAt ? `No attempt yet (next ${fmtDateTime(full.nextAttemptAt)}).` : "No attempt yet." });
+    return el("p.muted", { text: next ? `No attempt yet: ${next}.` : "No attempt yet." });
   }
-  return el("ol.attempts", {}, ...attempts.map((a) => el("li.attempt", {},
+  return el("div", {}, next ? el("p.next-attempt", { text: `Pending: ${next}.` }) : null,
+    el("ol.attempts", {}, ...attempts.map((a) => el("li.attempt", {},
     el("div.attempt-head", {},
       el("strong", { text: `#${a.number}` }),
       el("span.status", { dataset: { status: a.outcome === "ok" ? "ok" : "failed" }, text: OUTCOMES[a.outcome] || words(a.outcome) }),
       a.statusCode != null ? el("span", { text: `HTTP ${a.statusCode}` }) : null,
       a.exitCode != null ? el("span", { text: `exit ${a.exitCode}` }) : null,
       el("span.muted", { text: `${fmtDateTime(a.startedAt)} · ${a.durationMs} ms` })),
-    a.output ? el("pre.output", { text: a.output }) : null)));
+    a.output ? el("pre.output", { text: a.output }) : null))));
 }
 
 function deliveryRow(d, reload) {
@@ -116,11 +121,11 @@ function deliveryRow(d, reload) {
     el("span.status", { dataset: { status: d.status || "" }, text: words(d.status || "?") }),
     el("span.delivery-main", {},
       el("span.delivery-line", {},
-        el("strong", { text: subject(d) }), " · ",
+        el("strong", { text: subjectName(d) }), " · ",
         // seq 0 is the synthetic event of a handler's Test
         el("span.delivery-event", { text: d.eventSeq === 0 ? `${d.type || "event"} (test)` : d.type || `event #${d.eventSeq}` }),
         " → ", el("span.delivery-target", { title: target, text: target })),
-      el("span.delivery-sub", { text: [outcome(d), `${d.attempts ?? 0} attempt${d.attempts === 1 ? "" : "s"}`,
+      el("span.delivery-sub", { text: [outcome(d), nextAttempt(d), `${d.attempts ?? 0} attempt${d.attempts === 1 ? "" : "s"}`,
         d.createdAt ? fmtDateTime(d.createdAt) : null].filter(Boolean).join(" · ") })));
   toggle.addEventListener("click", async () => {
     const open = details.hidden;

@@ -1,13 +1,16 @@
-// The grid: one key per button, in its group and order; each group is a page when there is more
-// than one. Keys follow control events from the stream; render() follows the registry.
+// The grid: one key per button and per sheet, in its group and order; each group is a page when
+// there is more than one. Keys follow control events from the stream; render() follows the
+// registry and what listens for each button (listeners.js).
 
 import { el, icon, showError } from "./ui.js";
-import { buttons, groupedButtons, onEvent, loadButtons } from "./store.js";
+import { buttons, sheets, groupedKeys, onEvent, loadButtons } from "./store.js";
 import { KeyView } from "./key-view.js";
+import { SheetKey } from "./sheet-key.js";
+import { onListenersChange } from "./listeners.js";
 import { mode } from "./mode.js";
 import { choosePage, renderTabs, pageTitle, onPageChange, takeDirection } from "./pages.js";
 
-const views = new Map(); // id -> KeyView
+const views = new Map(); // "button:id" or "sheet:id" -> KeyView or SheetKey
 const sectionIds = new Map(); // group name -> section id
 let nextSection = 1;
 
@@ -17,7 +20,6 @@ export function setEditing(on) {
   render();
 }
 export function isEditing() { return mode.editing; }
-export function keyView(id) { return views.get(id); }
 
 let reloadTimer = null;
 function scheduleReload() {
@@ -27,12 +29,13 @@ function scheduleReload() {
 
 onEvent((ev, source) => {
   if (!ev.button || source === "history") return;
-  const view = views.get(ev.button);
+  const view = views.get(`button:${ev.button}`);
   if (!view) { scheduleReload(); return; }
   view.apply(ev);
 });
 
 onPageChange(() => render());
+onListenersChange(() => { for (const v of views.values()) if (v instanceof KeyView) v.update(v.b); });
 
 function sectionId(name) {
   if (!sectionIds.has(name)) sectionIds.set(name, `page-${nextSection++}`);
@@ -61,11 +64,12 @@ function section(host, g, paged, single) {
 
 function fillKeys(keysEl, g, alive) {
   const nodes = [];
-  for (const b of g.buttons) {
-    alive.add(b.id);
-    let v = views.get(b.id);
-    if (!v) { v = new KeyView(b); views.set(b.id, v); }
-    else if (v.b !== b) v.update(b, { fromServer: true });
+  for (const { kind, item } of g.keys) {
+    const key = `${kind}:${item.id}`;
+    alive.add(key);
+    let v = views.get(key);
+    if (!v) { v = kind === "sheet" ? new SheetKey(item) : new KeyView(item); views.set(key, v); }
+    else if (kind === "sheet" ? v.s !== item : v.b !== item) v.update(item, { fromServer: true });
     v.setEditing(mode.editing);
     nodes.push(v.cell);
   }
@@ -87,7 +91,7 @@ function fillKeys(keysEl, g, alive) {
 
 export function render() {
   const host = document.getElementById("groups");
-  const groups = groupedButtons();
+  const groups = groupedKeys();
   const paged = groups.length > 1;
   const shown = paged ? choosePage(groups.map((g) => g.name)) : null;
   const direction = takeDirection();
@@ -106,10 +110,10 @@ export function render() {
     wanted.push(node);
   }
   for (const [id, v] of views) {
-    if (!alive.has(id)) { v.cell.remove(); views.delete(id); }
+    if (!alive.has(id)) { if (v.remove) v.remove(); else v.cell.remove(); views.delete(id); }
   }
   for (const s of [...host.children]) if (!wanted.includes(s)) s.remove();
   wanted.forEach((s, i) => { if (host.children[i] !== s) host.insertBefore(s, host.children[i] || null); });
   renderTabs(groups.map((g) => ({ name: g.name, id: sectionId(g.name) })), shown);
-  document.getElementById("empty").hidden = buttons.size > 0;
+  document.getElementById("empty").hidden = buttons.size + sheets.size > 0;
 }

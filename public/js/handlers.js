@@ -1,21 +1,17 @@
 // Handlers of a button or sheet: webhooks and scripts, with their health, a test delivery,
-// a new secret, and the form that adds or changes one.
+// a new secret, and the form that shows and changes all a handler has (method, body and
+// header templates, timeouts, attempts, ordered).
 
 import { get, post, patch, del, enc } from "./api.js";
 import { el, toast, showError, confirmAction } from "./ui.js";
 import { show, back, onReturn } from "./editor-dialog.js";
 import { field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError } from "./form.js";
 import { showDeliveries, handlerTarget } from "./deliveries.js";
+import { handlerEvents, naturalEvent } from "./vocab.js";
+import { reloadListeners } from "./listeners.js";
 
-const BUTTON_EVENTS = [
-  ["tap", "Tap (every tap, at once)"], ["single-tap", "Single tap"], ["double-tap", "Double tap"],
-  ["triple-tap", "Triple tap"], ["quadruple-tap", "Quadruple tap"], ["quintuple-tap", "Quintuple tap"],
-  ["long-press", "Long press"], ["long-press-end", "Long press released"], ["repeat", "Repeat while held"],
-  ["toggle", "Toggle flipped"], ["touch-down", "Touch down"], ["touch-up-inside", "Touch up inside"],
-  ["touch-up-outside", "Touch up outside"], ["touch-cancel", "Touch cancelled"],
-  ["touch-drag-exit", "Drag exit"], ["touch-drag-enter", "Drag enter"],
-];
-const SHEET_EVENTS = [["select", "Option chosen"], ["sheet-open", "Sheet opened"], ["sheet-cancel", "Sheet cancelled"]];
+const METHODS = ["POST", "PUT", "PATCH", "GET", "DELETE"];
+const PLACEHOLDERS = "{button} {type} {seq} {t} {face} {option} {label} {id}";
 
 export function handlersSection(ownerKind, owner) {
   const list = el("ul.handler-list");
@@ -37,6 +33,7 @@ export function handlersSection(ownerKind, owner) {
       status.hidden = hs.length > 0;
       status.textContent = "No handlers yet.";
       list.replaceChildren(...hs.map((h) => handlerCard(ownerKind, owner, h, refresh)));
+      reloadListeners(); // what a key advertises follows its handlers
     } catch (err) {
       status.hidden = false;
       status.textContent = err.status === 404 || err.status === 405
@@ -71,6 +68,7 @@ function handlerCard(ownerKind, owner, h, refresh) {
       el("span.handler-target", { title: handlerTarget(h), text: handlerTarget(h) }),
       el("label.switch", {}, enabled, el("span.switch-track", { "aria-hidden": "true" }))),
     el("div.chips", {}, ...on),
+    handlerDetails(h),
     health ? el("p.handler-health", { dataset: { state: health.state } },
       el("strong", { text: health.state === "disabled" ? "Disabled" : "Failing" }),
       el("span", { text: health.reason ? ` — ${health.reason}` : "" })) : null,
@@ -85,16 +83,49 @@ function handlerCard(ownerKind, owner, h, refresh) {
       } } })));
 }
 
+/** What a card says besides the target: a body template, headers, timeouts, order. */
+function handlerDetails(h) {
+  const w = h.webhook;
+  const run = w || h.script || {};
+  const bits = [];
+  if (w && w.body !== undefined) bits.push("body template");
+  if (w && w.headers && Object.keys(w.headers).length) bits.push(`headers: ${Object.keys(w.headers).join(", ")}`);
+  if (run.timeoutMs) bits.push(`timeout ${run.timeoutMs} ms`);
+  if (run.maxAttempts) bits.push(`${run.maxAttempts} attempt${run.maxAttempts === 1 ? "" : "s"}`);
+  if (run.expireAfterMs) bits.push(`expires after ${run.expireAfterMs} ms`);
+  if (h.ordered === false) bits.push("not ordered");
+  return bits.length ? el("p.handler-details", { text: bits.join(" · ") }) : null;
+}
+
+/** The caption under the URL: what is sent, by the method and whether a body template is set. */
+function webhookCaption(method, templated) {
+  if (method === "GET") return "A signed GET (Standard Webhooks), with no body.";
+  return templated
+    ? `A signed ${method} (Standard Webhooks) with the body template below, its placeholders filled in.`
+    : `A signed ${method} (Standard Webhooks) with the event as JSON.`;
+}
+
 function webhookFieldset(w) {
   const headersText = Object.entries(w.headers || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+  const method = w.method || "POST";
+  const bodyText = w.body === undefined ? "" : JSON.stringify(w.body, null, 2);
+  const url = el("textarea.url-input", { name: "url", rows: 2, placeholder: "https://example.com/hook", inputmode: "url",
+    autocapitalize: "none", spellcheck: "false", value: w.url || "" });
+  url.addEventListener("keydown", (e) => { if (e.key === "Enter") e.preventDefault(); }); // it wraps, it is one line
+  const urlField = field("URL", url, webhookCaption(method, !!bodyText));
   return el("fieldset.webhook-only", {},
     el("legend", { text: "Webhook" }),
-    field("URL", input("url", w.url, { type: "url", placeholder: "https://example.com/hook", inputmode: "url", autocapitalize: "none" }), "A signed POST (Standard Webhooks) with the event as JSON."),
-    field("Extra headers", el("textarea", { name: "headers", rows: 2, placeholder: "X-Api-Key: abc", spellcheck: "false", value: headersText }), "One “Name: value” per line."),
+    el("div.method-url", {},
+      field("Method", select("method", METHODS, method)),
+      urlField),
+    field("Body template (JSON)", el("textarea", { name: "body", rows: bodyText ? 5 : 3, spellcheck: "false",
+      placeholder: '{"text": "{label}: {type}"}', value: bodyText }),
+    `Optional: sent instead of the event. Strings may hold ${PLACEHOLDERS}; "{event}" alone is the whole event. Empty: the event as JSON.`),
+    field("Extra headers", el("textarea", { name: "headers", rows: 2, placeholder: "X-Api-Key: abc", spellcheck: "false", value: headersText }), "One “Name: value” per line; values may hold the same placeholders."),
     el("div.row3", {},
       field("Timeout (ms)", numberInput("timeoutMs", w.timeoutMs, 1000, 30000, { placeholder: "10000" })),
-      field("Max attempts", numberInput("maxAttempts", w.maxAttempts, 1, 100, { placeholder: "7" })),
-      field("Expire after (ms)", numberInput("expireAfterMs", w.expireAfterMs, 1, undefined, { placeholder: "never" }))));
+      field("Max attempts", numberInput("maxAttempts", w.maxAttempts, 1, 20, { placeholder: "7" })),
+      field("Expire after (ms)", numberInput("expireAfterMs", w.expireAfterMs, 1000, 604800000, { placeholder: "never" }))));
 }
 
 function scriptFieldset(sc) {
@@ -105,13 +136,19 @@ function scriptFieldset(sc) {
       "One per line. Placeholders: {button} {type} {seq} {t} {face} {option}."),
     el("div.row2", {},
       field("Timeout (ms)", numberInput("scriptTimeoutMs", sc.timeoutMs, 1, 300000, { placeholder: "10000" })),
-      field("Max attempts", numberInput("scriptMaxAttempts", sc.maxAttempts, 1, 100, { placeholder: "1" }))));
+      field("Max attempts", numberInput("scriptMaxAttempts", sc.maxAttempts, 1, 20, { placeholder: "1" }))));
 }
 
 /** The webhook as the form says, or { error } naming the field. */
-function readWebhook(form) {
+function readWebhook(form, before) {
   const f = form.elements;
-  const webhook = { url: f.url.value.trim() };
+  const webhook = { url: f.url.value.replace(/\s+/g, ""), method: f.method.value };
+  const bodyText = f.body.value.trim();
+  if (bodyText) {
+    try { webhook.body = JSON.parse(bodyText); } catch (e) {
+      return { error: { message: `The body template is not JSON: ${e.message}`, field: "body" } };
+    }
+  } else if (before && before.body !== undefined) webhook.body = null; // cleared
   const headers = {};
   for (const line of f.headers.value.split("\n")) {
     if (!line.trim()) continue;
@@ -119,7 +156,7 @@ function readWebhook(form) {
     if (i < 1) return { error: { message: `A header line needs “Name: value”: ${line}`, field: "headers" } };
     headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
   }
-  if (Object.keys(headers).length) webhook.headers = headers;
+  if (Object.keys(headers).length || (before && before.headers && Object.keys(before.headers).length)) webhook.headers = headers;
   for (const k of ["timeoutMs", "maxAttempts", "expireAfterMs"]) { const v = num(form, k); if (v !== undefined) webhook[k] = v; }
   return { webhook };
 }
@@ -136,9 +173,9 @@ function readScript(form) {
 
 function handlerForm(ownerKind, owner, h, refresh) {
   const isNew = !h;
-  h = h || { on: ownerKind === "sheet" ? ["select"] : ["tap"], enabled: true, webhook: { url: "" } };
+  h = h || { on: [naturalEvent(ownerKind, owner)], enabled: true, ordered: true, webhook: { url: "" } };
   const type = h.script ? "script" : "webhook";
-  const events = ownerKind === "sheet" ? SHEET_EVENTS : BUTTON_EVENTS.filter(([t]) => t !== "toggle" || owner.kind === "toggle");
+  const events = handlerEvents(ownerKind, owner);
   const err = errorBox();
 
   const typeSeg = el("div.segmented", { role: "radiogroup", "aria-label": "Handler type" },
@@ -155,7 +192,9 @@ function handlerForm(ownerKind, owner, h, refresh) {
       el("legend", { text: "When" }),
       el("div.event-grid", { "data-field": "on" }, ...events.map(([t, l]) => checkbox(`on:${t}`, (h.on || []).includes(t), l))),
       optionSelect,
-      checkbox("enabled", h.enabled !== false, "Enabled")),
+      checkbox("enabled", h.enabled !== false, "Enabled"),
+      el("div.field", {}, checkbox("ordered", h.ordered !== false, "In order"),
+        el("span.help", { text: "A delivery waiting for its retry holds back this handler's later ones." }))),
     el("div.field", {}, el("span.label", { text: "Do" }), typeSeg),
     webhookFields, scriptFields,
     err,
@@ -168,19 +207,27 @@ function handlerForm(ownerKind, owner, h, refresh) {
     webhookFields.hidden = webhookFields.disabled = t !== "webhook";
     scriptFields.hidden = scriptFields.disabled = t !== "script";
   };
-  form.addEventListener("change", (e) => { if (e.target.name === "htype") sync(); });
+  const caption = () => {
+    const f = form.elements;
+    const help = form.querySelector(`#${CSS.escape(f.url.id)}-help`);
+    if (help) help.textContent = webhookCaption(f.method.value, !!f.body.value.trim());
+    f.body.closest(".field").hidden = f.method.value === "GET" && !f.body.value.trim();
+  };
+  form.addEventListener("change", (e) => { if (e.target.name === "htype") sync(); if (e.target.name === "method") caption(); });
+  form.addEventListener("input", (e) => { if (e.target.name === "body") caption(); });
   sync();
+  caption();
 
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = form.elements;
     const on = events.map(([t]) => t).filter((t) => f[`on:${t}`].checked);
     if (!on.length) { showFormError(form, err, { message: "Pick at least one event.", field: "on" }); return; }
-    const body = { on, enabled: f.enabled.checked };
+    const body = { on, enabled: f.enabled.checked, ordered: f.ordered.checked };
     if (ownerKind === "sheet" && f.option.value) body.option = f.option.value;
     else if (ownerKind === "sheet" && !isNew && h.option) body.option = null;
     if (f.htype.value === "webhook") {
-      const { webhook, error } = readWebhook(form);
+      const { webhook, error } = readWebhook(form, isNew ? null : h.webhook);
       if (error) { showFormError(form, err, error); return; }
       body.webhook = webhook;
     } else {

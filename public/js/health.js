@@ -3,7 +3,7 @@
 // disabled by a 410 Gone is also a toast, on every open panel.
 
 import { toast, openModal } from "./ui.js";
-import { buttons, sheets, onRegistry } from "./store.js";
+import { buttons, sheets, onRegistry, title } from "./store.js";
 import { addNote } from "./log.js";
 import { mode } from "./mode.js";
 
@@ -12,10 +12,6 @@ export function healthOf(obj) {
   const h = obj && obj.health;
   if (!h || typeof h !== "object" || !h.state || h.state === "ok") return null;
   return h;
-}
-
-function title(obj) {
-  return (obj && (obj.label || obj.title)) || (obj && obj.id) || "";
 }
 
 export function openHealth(id, kind = "button") {

@@ -4,7 +4,7 @@
 
 import { post, enc, ApiError } from "./api.js";
 import { showError, toast } from "./ui.js";
-import { buttons, ingest, reloadButton, onEvent } from "./store.js";
+import { ingest, reloadButton, onEvent, subjectName } from "./store.js";
 import { mode } from "./mode.js";
 
 // One chain per button, so an up never overtakes its down.
@@ -40,7 +40,7 @@ onEvent((ev, source) => {
 function failed(view, kind, err) {
   const timedOut = err.code === "timeout";
   view.showFailed(timedOut ? "no answer" : err.status === 0 ? "not sent" : "refused");
-  const label = (buttons.get(view.id) || {}).label || view.id;
+  const label = subjectName({ button: view.id });
   if (err.status === 0) {
     // One toast for a burst of presses while the server is away, not one per press.
     if (Date.now() - lastNetworkToast > 4000) {

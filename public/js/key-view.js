@@ -8,19 +8,24 @@ import { configureFlip, setFace } from "./key-flip.js";
 import { bindInput } from "./key-input.js";
 import { openHealth, healthOf } from "./health.js";
 import { mode } from "./mode.js";
+import { listensFor } from "./listeners.js";
+import { N_TAPS, nTapFlash } from "./vocab.js";
+import { keepFitted, forget } from "./fit.js";
 
-const N_TAP = { "single-tap": "single", "double-tap": "double", "triple-tap": "triple", "quadruple-tap": "×4", "quintuple-tap": "×5" };
 const SIZES = new Set(["1x1", "2x1", "1x2", "2x2"]);
 
 function fmtMs(ms) {
   return ms >= 100 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/** The gestures a key advertises: only those something listens for (listeners.js). */
 function hints(b) {
-  const list = [`hold ${fmtMs(b.longPressMs ?? 500)}`];
-  const taps = ["", "", "double-tap", "triple-tap", "4× tap", "5× tap"][b.maxTaps ?? 2];
-  if (taps) list.push(taps);
-  if (b.repeatMs > 0) list.push("repeats");
+  const list = [];
+  const repeats = b.repeatMs > 0 && listensFor(b.id, ["repeat"]);
+  if (repeats || listensFor(b.id, ["long-press", "long-press-end"])) list.push(`hold ${fmtMs(b.longPressMs ?? 500)}`);
+  const n = b.maxTaps ?? 2;
+  if (n >= 2 && listensFor(b.id, N_TAPS.slice(2, n + 1))) list.push(["", "", "double-tap", "triple-tap", "4× tap", "5× tap"][n]);
+  if (repeats) list.push("repeats");
   return list;
 }
 
@@ -75,6 +80,7 @@ export class KeyView {
   update(b, { fromServer = false } = {}) {
     if ((b.kind || "push") !== this.kind) {
       const old = this.node;
+      forget(old);
       this.b = b;
       this.build();
       old.replaceWith(this.node);
@@ -90,13 +96,24 @@ export class KeyView {
       else if (this.face === undefined) this.setFace(0, false);
     } else {
       this.labelEl.textContent = label;
-      this.hint.replaceChildren(...hints(b).map((h, i) => el("span.hint-part", { text: (i ? " · " : "") + h })));
+      const list = hints(b);
+      this.hint.hidden = !list.length;
+      this.hint.replaceChildren(...list.map((h, i) => el("span.hint-part", { text: (i ? "· " : "") + h })));
     }
+    this.fitLabels();
     this.node.title = mode.editing ? `Edit ${label}` : "";
     if (fromServer && b.state && !this.press) {
       if (b.state.held) this.showHeld(0, true); else this.release();
     }
     this.describe();
+  }
+
+  /** Labels wrap, then shrink to fit the key: never cut (fit.js). */
+  fitLabels() {
+    const texts = this.kind === "toggle"
+      ? this.faceEls.flatMap((f) => [f.querySelector(".face-caption"), f.querySelector(".face-label")])
+      : [this.hint, this.labelEl]; // the hint first: what it gives up, the label may take
+    for (const t of texts) keepFitted(t, this.node);
   }
 
   /** Colour, icon, size, status and health: the fields other systems set to put state on a key. */
@@ -153,7 +170,8 @@ export class KeyView {
     if (b.status) parts.push(`${b.status}.`);
     const h = healthOf(b);
     if (h) parts.push(`Handler ${h.state}${h.reason ? `: ${h.reason}` : ""}.`);
-    if (this.kind !== "toggle") parts.push(`${hints(b).join(", ")}.`);
+    const list = this.kind === "toggle" ? [] : hints(b);
+    if (list.length) parts.push(`${list.join(", ")}.`);
     const text = parts.join(" ");
     if (this.desc.textContent !== text) this.desc.textContent = text;
   }
@@ -167,6 +185,11 @@ export class KeyView {
   setEditing(on) {
     this.node.classList.toggle("editing", on);
     this.node.title = on ? `Edit ${this.b.label || this.id}` : "";
+  }
+
+  remove() {
+    forget(this.node);
+    this.cell.remove();
   }
 
   // -- visuals ------------------------------------------------------------------------
@@ -285,7 +308,7 @@ export class KeyView {
         }
         break;
       default:
-        if (N_TAP[ev.type] && ((ev.data && ev.data.tapCount) || 1) > 1) this.flash(`${N_TAP[ev.type]} tap`, "multi");
+        if (nTapFlash(ev.type) && ((ev.data && ev.data.tapCount) || 1) > 1) this.flash(`${nTapFlash(ev.type)} tap`, "multi");
     }
     this.node.dataset.held = b.state.held ? "true" : "false";
   }

@@ -1,9 +1,21 @@
-// Kiosk: /?kiosk or #kiosk — a wall tablet or a stage panel. The keys alone, full screen, no edit
-// mode and no log, and the screen kept awake (Wake Lock API, taken again whenever the page is
-// visible again: the browser drops the lock when it is hidden).
+// Kiosk: /?kiosk or #kiosk — a wall tablet or a stage panel. The keys alone, no edit mode and no
+// log, the screen kept awake (Wake Lock API, taken again whenever the page is visible again: the
+// browser drops the lock when it is hidden). A corner holds its own controls, so no key press is
+// ever spent on them: full screen (a tap), and the way out without an address bar (a 2 s hold,
+// then the admin token if the server has one). `marks=off` hides the handlers' health marks.
+
+import { API, setToken } from "./api.js";
+import { el, icon, openModal } from "./ui.js";
+
+const EXIT_HOLD_MS = 2000;
 
 export function isKiosk() {
   return new URLSearchParams(location.search).has("kiosk") || /^#kiosk(\/|$)/.test(location.hash);
+}
+
+/** `?marks=off` (with the kiosk, or on its own): the grid without health marks. */
+export function marksHidden() {
+  return new URLSearchParams(location.search).get("marks") === "off";
 }
 
 let lock = null;
@@ -26,22 +38,107 @@ async function acquire() {
   }
 }
 
-function fullScreen() {
-  if (document.fullscreenElement) return;
-  if (matchMedia("(display-mode: standalone), (display-mode: fullscreen)").matches) return;
-  const root = document.documentElement;
-  if (root.requestFullscreen) root.requestFullscreen({ navigationUI: "hide" }).catch(() => {});
+function standalone() {
+  return matchMedia("(display-mode: standalone), (display-mode: fullscreen)").matches;
+}
+
+function fullScreenControl() {
+  const control = el("button.kiosk-control.kiosk-full", { type: "button", "aria-label": "Full screen", title: "Full screen" },
+    icon("expand"), el("span.kiosk-control-text", { text: "Full screen" }));
+  const sync = () => { control.hidden = !!document.fullscreenElement || standalone() || !document.documentElement.requestFullscreen; };
+  control.addEventListener("click", () => {
+    document.documentElement.requestFullscreen({ navigationUI: "hide" }).catch(() => {}).finally(sync);
+    acquire();
+  });
+  document.addEventListener("fullscreenchange", sync);
+  sync();
+  return control;
+}
+
+/** The corner control held for 2 s (pointer, or Space/Enter) to leave the kiosk. */
+function exitControl() {
+  const control = el("button.kiosk-control.kiosk-exit", { type: "button", "aria-label": "Exit kiosk (hold 2 seconds)", title: "Hold 2 s to exit" },
+    icon("exit"), el("span.kiosk-control-text", { text: "Hold to exit" }));
+  control.style.setProperty("--hold-ms", `${EXIT_HOLD_MS}ms`);
+  let timer = 0;
+  const start = (e) => {
+    if (timer) return;
+    if (e.pointerId !== undefined) { try { control.setPointerCapture(e.pointerId); } catch { /* synthetic */ } }
+    control.classList.add("holding");
+    timer = setTimeout(() => { stop(); leave(); }, EXIT_HOLD_MS);
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    timer = 0;
+    control.classList.remove("holding");
+  };
+  control.addEventListener("pointerdown", (e) => { e.preventDefault(); start(e); });
+  for (const ev of ["pointerup", "pointercancel", "lostpointercapture"]) control.addEventListener(ev, stop);
+  control.addEventListener("contextmenu", (e) => e.preventDefault());
+  control.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); start(e); } });
+  control.addEventListener("keyup", (e) => { if (e.key === " " || e.key === "Enter") stop(); });
+  control.addEventListener("blur", stop);
+  return control;
+}
+
+/** The panel's own address without the kiosk. */
+function panelURL() {
+  const q = new URLSearchParams(location.search);
+  q.delete("kiosk");
+  q.delete("marks");
+  const search = q.toString() ? `?${q}` : "";
+  const hash = location.hash.replace(/^#kiosk/, "#").replace(/^#$/, "");
+  return `${location.pathname}${search}${hash}`;
+}
+
+/** 200 for the admin token, 403 for a press token, 401 for none or a wrong one. */
+async function tokenStatus(token) {
+  const headers = { accept: "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  try {
+    const res = await fetch(`${API}/mqtt`, { headers, cache: "no-store" });
+    return res.status;
+  } catch {
+    return 0;
+  }
+}
+
+async function leave() {
+  const open = await tokenStatus("");
+  if (open !== 401) { location.assign(panelURL()); return; } // no token asked here
+  const dlg = document.getElementById("kiosk-exit-dialog");
+  const form = document.getElementById("kiosk-exit-form");
+  const input = document.getElementById("kiosk-exit-token");
+  const error = document.getElementById("kiosk-exit-error");
+  input.value = "";
+  error.hidden = true;
+  form.onsubmit = async (e) => {
+    e.preventDefault();
+    const token = input.value.trim();
+    const status = await tokenStatus(token);
+    if (status === 200) {
+      setToken(token);
+      dlg.close();
+      location.assign(panelURL());
+      return;
+    }
+    error.hidden = false;
+    error.textContent = status === 403 ? "That is the press token: leaving the kiosk needs the admin token."
+      : status === 0 ? "The server cannot be reached." : "That token was refused.";
+    input.select();
+  };
+  document.getElementById("kiosk-exit-stay").onclick = () => dlg.close();
+  openModal(dlg);
+  input.focus();
 }
 
 export function startKiosk() {
   document.body.classList.add("kiosk");
+  document.body.append(el("div.kiosk-controls", { role: "group", "aria-label": "Kiosk" }, fullScreenControl(), exitControl()));
   acquire();
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") acquire();
   });
-  // Full screen needs a user gesture: the end of the first touch (after its press is sent).
-  document.addEventListener("pointerup", () => {
-    fullScreen();
-    acquire();
-  }, { passive: true });
+  // The wake lock may need a user gesture: any touch tries again. Full screen is its own control.
+  document.addEventListener("pointerup", () => acquire(), { passive: true });
 }

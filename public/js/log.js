@@ -4,22 +4,11 @@
 // at the bottom of the screen, always in reach.
 
 import { el, fmtTime } from "./ui.js";
-import { onEvent, buttons, sheets, lastSeq } from "./store.js";
+import { onEvent, buttons, sheets, lastSeq, subjectName } from "./store.js";
+import { category, isGesture, spoken } from "./vocab.js";
 
 const MAX = 300;
 const RAW_KEY = "buttond.logRaw";
-const GESTURES = new Set(["tap", "single-tap", "double-tap", "triple-tap", "quadruple-tap", "quintuple-tap",
-  "long-press", "long-press-end", "toggle", "select"]);
-const ANNOUNCED = { "single-tap": "single tap", "double-tap": "double tap", "triple-tap": "triple tap",
-  "quadruple-tap": "4 taps", "quintuple-tap": "5 taps", "long-press": "long press", select: "", toggle: "" };
-
-const CATEGORY = {
-  "touch-down": "touch", "touch-up-inside": "touch", "touch-up-outside": "touch", "touch-drag-exit": "touch",
-  "touch-drag-enter": "touch", "touch-cancel": "cancel", "long-press": "long", "long-press-end": "long",
-  repeat: "long", tap: "tap", toggle: "toggle", "single-tap": "tap", "double-tap": "tap", "triple-tap": "tap",
-  "quadruple-tap": "tap", "quintuple-tap": "tap", "sheet-open": "sheet", select: "sheet", "sheet-cancel": "cancel",
-};
-
 let list, empty, filterInput, rawSwitch, announcer, peek, logEl, toggleBtn;
 
 function faceName(ev) {
@@ -50,17 +39,11 @@ function describe(ev) {
   return bits.join(" · ");
 }
 
-function subjectName(ev) {
-  const b = ev.button ? buttons.get(ev.button) : null;
-  const s = ev.sheet ? sheets.get(ev.sheet) : null;
-  return (b && b.label) || (s && s.title) || ev.button || ev.sheet || "";
-}
-
 function row(ev) {
   const subject = ev.button || ev.sheet || "";
   const name = subjectName(ev);
-  const raw = !GESTURES.has(ev.type);
-  const item = el("li.log-item", { dataset: { seq: String(ev.seq), type: ev.type, subject, cat: CATEGORY[ev.type] || "other" } },
+  const raw = !isGesture(ev.type);
+  const item = el("li.log-item", { dataset: { seq: String(ev.seq), type: ev.type, subject, cat: category(ev.type) } },
   el("time.log-time", { datetime: ev.at || "", title: `seq ${ev.seq} · ${ev.at || ""}`, text: fmtTime(ev.t) }),
   el("span.log-type", { text: ev.type }),
   el("span.log-subject", { title: subject, text: name }),
@@ -97,7 +80,8 @@ function insert(ev, source) {
   if (source === "history" || item.dataset.raw) return;
   const text = `${subjectName(ev)}: ${ev.type === "toggle" ? faceName(ev) : ev.type === "select" ? optionName(ev) : ev.type}`;
   peek.textContent = text;
-  if (ev.type in ANNOUNCED) announce(ANNOUNCED[ev.type] ? `${subjectName(ev)}: ${ANNOUNCED[ev.type]}` : text);
+  const say = spoken(ev.type);
+  if (say) announce(say.words ? `${subjectName(ev)}: ${say.words}` : text);
 }
 
 let announceTimer = null;

@@ -45,12 +45,12 @@ function iconChoice(current, loaded) {
   const icons = el("div.icon-picker", { role: "radiogroup", "aria-label": "Icon" },
     el("label.icon-choice.icon-none", { title: "No icon" },
       el("input", { type: "radio", name: "icon", value: "", checked: !current }),
-      el("span", { "aria-hidden": "true", text: "None" }), el("span.visually-hidden", { text: "No icon" })));
+      el("span.icon-name", { text: "No icon" })));
   iconNames().then((names) => {
     const all = current && !names.includes(current) ? [...names, current] : names;
     icons.append(...all.map((n) => el("label.icon-choice", { title: n },
       el("input", { type: "radio", name: "icon", value: n, checked: current === n }),
-      iconSpan(n, "icon-glyph"), el("span.visually-hidden", { text: n }))));
+      iconSpan(n, "icon-glyph"), el("span.icon-name", { text: n }))));
     loaded();
   });
   return icons;

@@ -1,59 +1,63 @@
-// Action sheets: launchers on the page, and the bottom sheet shown on every panel while a sheet
-// is open (opened here, in another browser, or through the API).
+// Action sheets on every panel: the bottom sheet this panel opens, and, for a sheet opened
+// somewhere else (another panel, the API, MQTT), a banner to join it: it never blocks this panel.
+// The keys that open sheets stand in the grid (sheet-key.js).
 
 import { post, enc } from "./api.js";
 import { el, icon, showError, openModal, closeModal } from "./ui.js";
-import { sheets, onEvent, ingest, loadSheets } from "./store.js";
-import { mode } from "./mode.js";
-import { healthOf, openHealth } from "./health.js";
+import { sheets, onEvent, ingest, loadSheets, title } from "./store.js";
 
 const openDialogs = new Map(); // sheet id -> dialog
+const banners = new Map();     // sheet id -> banner
+const openingHere = new Set(); // sheets this panel asked to open: theirs is the sheet, not a banner
 
-export function renderSheetList() {
-  const section = document.getElementById("sheets-section");
-  const host = document.getElementById("sheet-list");
-  const list = [...sheets.values()].sort((a, b) => (a.title || a.id).localeCompare(b.title || b.id));
-  section.hidden = list.length === 0;
-  host.replaceChildren(...list.map((s) => {
-    const h = healthOf(s);
-    const n = (s.options || []).length;
-    const launch = el("button.sheet-launch", {
-      type: "button",
-      dataset: { sheet: s.id },
-      on: { click: () => (mode.editing ? mode.openEditor("sheet", s.id) : openSheetRemote(s.id)) },
-    },
-    el("span.sheet-launch-icon", {}, icon(mode.editing ? "edit" : "sheet")),
-    el("span.sheet-launch-text", {},
-      el("span.sheet-launch-title", { text: s.title || s.id }),
-      el("span.sheet-launch-sub", { text: `${n} option${n === 1 ? "" : "s"}` })));
-    const mark = h ? el("button.health-mark", {
-      type: "button", "aria-label": `${s.title || s.id}: handler ${h.state}. Show why`, title: `handler ${h.state}: ${h.reason || ""}`,
-      on: { click: () => openHealth(s.id, "sheet") },
-    }, el("span.health-dot", {}, icon(h.state === "disabled" ? "ban" : "alert"))) : null;
-    return el("div.sheet-cell", { dataset: { sheet: s.id, health: h ? h.state : "ok" } }, launch, mark);
-  }));
-  // Sheets marked open on the server are shown (first load, reconnect).
-  for (const s of list) {
-    if (s.state && s.state.open) showSheet(s.id);
-    else if (openDialogs.has(s.id)) closeSheet(s.id);
+/** Follows the registry: a sheet open on the server and not shown here is a banner to join. */
+export function syncSheets() {
+  for (const s of sheets.values()) {
+    if (s.state && s.state.open) { if (!openDialogs.has(s.id)) showBanner(s.id); }
+    else closeSheet(s.id);
   }
-  for (const id of [...openDialogs.keys()]) if (!sheets.has(id)) closeSheet(id);
+  for (const id of new Set([...openDialogs.keys(), ...banners.keys()])) if (!sheets.has(id)) closeSheet(id);
 }
 
-async function openSheetRemote(id) {
+/** Opens the sheet for everyone, and here as the bottom sheet. */
+export async function openSheetHere(id) {
+  openingHere.add(id);
   try {
     const res = await post(`sheets/${enc(id)}/open`);
     if (res && res.events) ingest(res.events, "response");
     showSheet(id);
   } catch (err) {
     showError(err, `Opening ${id}`);
+  } finally {
+    openingHere.delete(id);
   }
+}
+
+function showBanner(id) {
+  const s = sheets.get(id);
+  if (!s || banners.has(id) || openDialogs.has(id)) return;
+  const name = title(s);
+  const banner = el("div.sheet-banner", { role: "status", dataset: { sheet: id } },
+    el("span.sheet-banner-icon", { "aria-hidden": "true" }, icon("sheet")),
+    el("span.sheet-banner-text", {}, el("strong", { text: name }), " is open on another panel"),
+    el("button.btn.btn-primary.btn-small", { type: "button", dataset: { join: id }, on: { click: () => { removeBanner(id); showSheet(id); } } }, "Join"),
+    el("button.icon-btn", { type: "button", "aria-label": `Hide: ${name}`, on: { click: () => removeBanner(id) } }, icon("close")));
+  banners.set(id, banner);
+  document.getElementById("sheet-banners").append(banner);
+}
+
+function removeBanner(id) {
+  const banner = banners.get(id);
+  if (!banner) return;
+  banners.delete(id);
+  banner.remove();
 }
 
 function showSheet(id) {
   const s = sheets.get(id);
   if (!s) { loadSheets().then(() => sheets.has(id) && showSheet(id)).catch((e) => showError(e, "Loading sheets")); return; }
   if (openDialogs.has(id)) return;
+  removeBanner(id);
   const busy = (on) => dlg.querySelectorAll("button").forEach((b) => { b.disabled = on; });
   const choose = async (opt, index) => {
     busy(true);
@@ -63,7 +67,7 @@ function showSheet(id) {
       closeSheet(id);
     } catch (err) {
       busy(false);
-      showError(err, s.title || id);
+      showError(err, title(s));
       if (err.status === 409) closeSheet(id);
     }
   };
@@ -73,7 +77,7 @@ function showSheet(id) {
       const res = await post(`sheets/${enc(id)}/cancel`);
       if (res && res.events) ingest(res.events, "response");
     } catch (err) {
-      if (err.status !== 409) showError(err, s.title || id);
+      if (err.status !== 409) showError(err, title(s));
     }
     closeSheet(id);
   };
@@ -84,7 +88,7 @@ function showSheet(id) {
   const dlg = el("dialog.bottom-sheet", { "aria-labelledby": titleId, dataset: { sheet: id } },
     el("div.bs-panel", {},
       el("div.bs-group", {},
-        el("div.bs-head", {}, el("p.bs-title", { id: titleId, text: s.title || id })),
+        el("div.bs-head", {}, el("p.bs-title", { id: titleId, text: title(s) })),
         ...options),
       el("button.bs-cancel", { type: "button", on: { click: cancel } }, s.cancelLabel || "Cancel")));
   dlg.addEventListener("cancel", (e) => { e.preventDefault(); cancel(); }); // Escape
@@ -98,6 +102,7 @@ function showSheet(id) {
 }
 
 function closeSheet(id) {
+  removeBanner(id);
   const dlg = openDialogs.get(id);
   if (!dlg) return;
   openDialogs.delete(id);
@@ -111,7 +116,7 @@ onEvent((ev, source) => {
   const s = sheets.get(ev.sheet);
   if (ev.type === "sheet-open") {
     if (s) s.state = { ...(s.state || {}), open: true };
-    showSheet(ev.sheet);
+    if (!openingHere.has(ev.sheet)) showBanner(ev.sheet);
   } else if (ev.type === "select" || ev.type === "sheet-cancel") {
     if (s) s.state = { ...(s.state || {}), open: false };
     closeSheet(ev.sheet);

@@ -110,18 +110,37 @@ export async function loadSheets() {
   changed("sheets");
 }
 
-/** Buttons grouped by `group` (ungrouped first), each group sorted by `order` then label. */
-export function groupedButtons() {
+/** What a button or sheet is called on screen: its label (a sheet's title), else its id. */
+export function title(obj) {
+  return (obj && (obj.label || obj.title)) || (obj && obj.id) || "";
+}
+
+/** The name of what an event or a delivery is about (`{button}` or `{sheet}`), as shown. */
+export function subjectName(ref) {
+  if (ref.button) return title(buttons.get(ref.button)) || ref.button;
+  if (ref.sheet) return title(sheets.get(ref.sheet)) || ref.sheet;
+  return "";
+}
+
+/**
+ * The grid's keys grouped by `group` (ungrouped first), each group sorted by `order` then name:
+ * buttons and sheets alike (`{kind: "button" | "sheet", item}`), so a sheet stands beside the
+ * buttons its `group` and `order` put it with.
+ */
+export function groupedKeys() {
   const groups = new Map();
-  for (const b of buttons.values()) {
-    const g = b.group || "";
+  const add = (kind, item) => {
+    const g = item.group || "";
     if (!groups.has(g)) groups.set(g, []);
-    groups.get(g).push(b);
-  }
-  const ord = (b) => (typeof b.order === "number" ? b.order : Number.MAX_SAFE_INTEGER);
+    groups.get(g).push({ kind, item });
+  };
+  for (const b of buttons.values()) add("button", b);
+  for (const s of sheets.values()) add("sheet", s);
+  const ord = (k) => (typeof k.item.order === "number" ? k.item.order : Number.MAX_SAFE_INTEGER);
   for (const list of groups.values()) {
-    list.sort((a, b) => ord(a) - ord(b) || (a.label || a.id).localeCompare(b.label || b.id) || a.id.localeCompare(b.id));
+    list.sort((a, b) => ord(a) - ord(b) || title(a.item).localeCompare(title(b.item)) ||
+      a.kind.localeCompare(b.kind) || a.item.id.localeCompare(b.item.id));
   }
   const names = [...groups.keys()].sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)));
-  return names.map((name) => ({ name, buttons: groups.get(name) }));
+  return names.map((name) => ({ name, keys: groups.get(name) }));
 }

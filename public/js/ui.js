@@ -54,6 +54,8 @@ export function icon(name) {
     ban: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM5.7 5.7l12.6 12.6",
     chevron: "M6 15l6-6 6 6",
     older: "M12 5v14M6 13l6 6 6-6",
+    expand: "M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5",
+    exit: "M14 4h5v16h-5M10 8l-4 4 4 4M6 12h10",
   };
   return svg("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", class: "icon" }, svg("path", { d: paths[name] || "" }));
 }

@@ -134,6 +134,7 @@ def test_nothing_overflows_sideways_in_any_state(phone):
         d.find_element(By.ID, "edit-toggle").click()
 
         srv.ok("POST", "/sheets/scenes/open")
+        wait(d).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '.sheet-banner[data-sheet="scenes"] [data-join]'))).click()
         sheet = wait(d).until(EC.visibility_of_element_located((By.CSS_SELECTOR, 'dialog.bottom-sheet[data-sheet="scenes"]')))
         wait(d).until(lambda x: x.execute_script("return getComputedStyle(arguments[0]).transform === 'none'", sheet))
         assert_fits(d, width, "sheet open")
@@ -293,6 +294,7 @@ def test_screenshots(status_sink):
             shoot(phone, f"390-{scheme}-log")
             phone.find_element(By.ID, "log-toggle").click()
             srv.ok("POST", "/sheets/scenes/open")
+            wait(phone).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '.sheet-banner[data-sheet="scenes"] [data-join]'))).click()
             wait(phone).until(EC.visibility_of_element_located((By.CSS_SELECTOR, 'dialog.bottom-sheet[data-sheet="scenes"]')))
             settle(phone)
             shoot(phone, f"390-{scheme}-sheet")

@@ -1,0 +1,54 @@
+// The control-event vocabulary, written once: every event type with what the editor calls it,
+// the log's colour category, whether it is a gesture (shown without "Raw"), how the live
+// region says it and how a key flashes it. The log, the keys and the handler form read it.
+
+/** [type, editor label, log category, gesture?, spoken] in the editor's order. */
+const TYPES = [
+  ["tap", "Tap (every tap, at once)", "tap", true, ""],
+  ["single-tap", "Single tap", "tap", true, "single tap"],
+  ["double-tap", "Double tap", "tap", true, "double tap"],
+  ["triple-tap", "Triple tap", "tap", true, "triple tap"],
+  ["quadruple-tap", "Quadruple tap", "tap", true, "4 taps"],
+  ["quintuple-tap", "Quintuple tap", "tap", true, "5 taps"],
+  ["long-press", "Long press", "long", true, "long press"],
+  ["long-press-end", "Long press released", "long", true, ""],
+  ["repeat", "Repeat while held", "long", false, ""],
+  ["toggle", "Toggle flipped", "toggle", true, ""],
+  ["touch-down", "Touch down", "touch", false, ""],
+  ["touch-up-inside", "Touch up inside", "touch", false, ""],
+  ["touch-up-outside", "Touch up outside", "touch", false, ""],
+  ["touch-cancel", "Touch cancelled", "cancel", false, ""],
+  ["touch-drag-exit", "Drag exit", "touch", false, ""],
+  ["touch-drag-enter", "Drag enter", "touch", false, ""],
+];
+const SHEET_TYPES = [
+  ["select", "Option chosen", "sheet", true, ""],
+  ["sheet-open", "Sheet opened", "sheet", false, ""],
+  ["sheet-cancel", "Sheet cancelled", "cancel", false, ""],
+];
+const ALL = new Map([...TYPES, ...SHEET_TYPES].map(([type, label, cat, gesture, spoken]) => [type, { label, cat, gesture, spoken }]));
+
+/** The n-tap events by tap count (2 → "double-tap"), and what a key flashes for each. */
+export const N_TAPS = ["", "single-tap", "double-tap", "triple-tap", "quadruple-tap", "quintuple-tap"];
+const N_TAP_FLASH = { "single-tap": "single", "double-tap": "double", "triple-tap": "triple", "quadruple-tap": "×4", "quintuple-tap": "×5" };
+
+/** [type, label] pairs a handler of this owner may listen for (a toggle's `toggle` only on a toggle). */
+export function handlerEvents(ownerKind, owner) {
+  if (ownerKind === "sheet") return SHEET_TYPES.map(([t, l]) => [t, l]);
+  return TYPES.filter(([t]) => t !== "toggle" || owner.kind === "toggle").map(([t, l]) => [t, l]);
+}
+
+/** The event a new handler listens for: what the owner is for (a toggle flips, a sheet selects). */
+export function naturalEvent(ownerKind, owner) {
+  if (ownerKind === "sheet") return "select";
+  return owner.kind === "toggle" ? "toggle" : "tap";
+}
+
+export function category(type) { return (ALL.get(type) || {}).cat || "other"; }
+export function isGesture(type) { return !!(ALL.get(type) || {}).gesture; }
+/** Whether the live region says it, and how ("" = in the log's own words). */
+export function spoken(type) {
+  const t = ALL.get(type);
+  return t && t.gesture && type !== "tap" && type !== "long-press-end" ? { words: t.spoken } : null;
+}
+export function nTapFlash(type) { return N_TAP_FLASH[type] || ""; }
