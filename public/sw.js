@@ -10,7 +10,7 @@ const CORE = [
   "css/panel.css", "css/keys.css", "css/editor.css",
   "js/app.js", "js/api.js", "js/button-form.js", "js/deliveries.js", "js/editor-dialog.js", "js/editor.js",
   "js/form.js", "js/grid.js", "js/handlers.js", "js/health.js", "js/icons.js", "js/key-flip.js",
-  "js/fit.js", "js/key-input.js", "js/key-view.js", "js/kiosk.js", "js/listeners.js", "js/sheet-key.js", "js/vocab.js", "js/log.js", "js/look-fields.js", "js/mode.js",
+  "js/fit.js", "js/key-input.js", "js/key-view.js", "js/kiosk.js", "js/listeners.js", "js/sheet-key.js", "js/vocab.js", "js/tokens.js", "js/log.js", "js/look-fields.js", "js/mode.js",
   "js/pages.js", "js/pwa.js", "js/sheet-form.js", "js/sheets.js", "js/store.js", "js/stream.js", "js/ui.js",
 ];
 

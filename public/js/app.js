@@ -13,6 +13,7 @@ import { initPages } from "./pages.js";
 import { startStream } from "./stream.js";
 import { openEditor, createButton, createSheet, showDeliveries, closeEditor } from "./editor.js";
 import { isKiosk, startKiosk, marksHidden } from "./kiosk.js";
+import { showTokens } from "./tokens.js";
 import { registerWorker } from "./pwa.js";
 import { mode } from "./mode.js";
 
@@ -105,6 +106,7 @@ $("add-button").addEventListener("click", () => createButton());
 $("empty-create").addEventListener("click", () => createButton());
 $("add-sheet").addEventListener("click", () => createSheet());
 $("all-deliveries").addEventListener("click", () => showDeliveries(null));
+$("tokens").addEventListener("click", () => showTokens());
 $("health-close").addEventListener("click", () => $("health-dialog").close());
 mode.openEditor = openEditor;
 mode.createInGroup = (group) => createButton(group);
