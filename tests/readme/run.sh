@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's shell blocks, run as pasted against the real binary (installs pytest if missing).
+# The shell blocks of README.md and docs/*.md, run as pasted against the real binary (installs
+# pytest if missing). How a block is marked (skip, own-server, expect): tests/readme/test_readme.py.
 #   BUTTOND_BIN  the server binary (default: .build/release/buttond in the repo)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
