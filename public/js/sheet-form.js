@@ -5,7 +5,7 @@ import { post, patch, enc } from "./api.js";
 import { el, icon, toast, showError } from "./ui.js";
 import { sheets, changed } from "./store.js";
 import { show, closeEditor, deleteEntry } from "./editor-dialog.js";
-import { NAME_RE, field, input, checkbox, errorBox, actions, btn, showFormError, slug } from "./form.js";
+import { NAME_RE, field, input, numberInput, num, checkbox, errorBox, actions, btn, showFormError, slug } from "./form.js";
 import { handlersSection } from "./handlers.js";
 
 export function createSheet() {
@@ -48,7 +48,10 @@ function sheetForm(s) {
       el("div.row2", {},
         field("Name (id)", input("id", s.id, isNew ? { required: true, placeholder: "e.g. scene", autofocus: true, autocapitalize: "none" } : { readonly: true })),
         field("Title", input("title", s.title, { placeholder: "Shown above the options" }))),
-      field("Cancel label", input("cancelLabel", s.cancelLabel, { placeholder: "Cancel" }))),
+      field("Cancel label", input("cancelLabel", s.cancelLabel, { placeholder: "Cancel" })),
+      el("div.row2", {},
+        field("Page (group)", input("group", s.group, { placeholder: "Main" }), "It stands on that page's grid, beside its buttons."),
+        field("Order", numberInput("order", s.order, -1000000, 1000000), "Lower comes first."))),
     el("fieldset", { "data-field": "options" },
       el("legend", { text: "Options" }),
       rows,
@@ -69,6 +72,10 @@ function sheetForm(s) {
     body.title = f.title.value.trim();
     const cancelLabel = f.cancelLabel.value.trim();
     if (cancelLabel) body.cancelLabel = cancelLabel;
+    const group = f.group.value.trim();
+    if (group || (!isNew && s.group)) body.group = group;
+    const order = num(form, "order");
+    if (order !== undefined) body.order = order;
     body.options = [...rows.children].map((row) => {
       const [labelIn, idIn] = row.querySelectorAll("input[type=text]");
       const o = { id: idIn.value.trim() || slug(labelIn.value), label: labelIn.value.trim() };
