@@ -152,21 +152,26 @@ struct HardeningTests {
         return false
     }
 
+    /// Opens a connection, writes `opening`, then one `more(i)` a second: whether the server
+    /// closed it within `seconds`.
+    static func cutOffWithin(seconds: Double, server: TestServer, opening: String, more: (Int) -> String) throws -> Bool {
+        let slow = try RawConnection(port: server.app.port)
+        try slow.write(Array(opening.utf8))
+        let started = Date()
+        for i in 0..<8 {
+            try? slow.write(Array(more(i).utf8))
+            if closedWithin(slow, seconds: 1) { return Date().timeIntervalSince(started) < seconds }
+        }
+        return false
+    }
+
     /// The deadline covers the body too: a client that sends a whole head and then a body byte
     /// a second would otherwise hold its connection for ever (the idle timeout restarts).
     @Test func aBodyThatTricklesInIsCutOffAtTheDeadline() throws {
         let server = try TestServer { $0.http.requestDeadlineSeconds = 2 }
         try server.createButton(#"{"id": "door"}"#)
-        let slow = try RawConnection(port: server.app.port)
-        try slow.write(Array("POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nContent-Length: 600\r\n\r\n{".utf8))
-        let started = Date()
-        var closed = false
-        for _ in 0..<8 where !closed {
-            try? slow.write(Array(" ".utf8))
-            closed = Self.closedWithin(slow, seconds: 1)
-        }
-        #expect(closed)
-        #expect(Date().timeIntervalSince(started) < 5)
+        let head = "POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nContent-Length: 600\r\n\r\n{"
+        #expect(try Self.cutOffWithin(seconds: 5, server: server, opening: head) { _ in " " })
         #expect((try server.client.get("/api/v1/events?after=0").json["events"]?.array ?? []).isEmpty)
         #expect(try server.post("/api/v1/buttons/door/press").status == 200)
     }
@@ -174,16 +179,7 @@ struct HardeningTests {
     @Test func aRequestHeadThatTricklesInIsCutOffAtTheDeadline() throws {
         let server = try TestServer { $0.http.requestDeadlineSeconds = 2 }
         // One header line a second: the idle timeout (30 s) alone would never fire.
-        let slow = try RawConnection(port: server.app.port)
-        try slow.write(Array("GET /healthz HTTP/1.1\r\n".utf8))
-        let started = Date()
-        var closed = false
-        for i in 0..<8 where !closed {
-            try? slow.write(Array("X-Slow-\(i): y\r\n".utf8))
-            closed = Self.closedWithin(slow, seconds: 1)
-        }
-        #expect(closed)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(try Self.cutOffWithin(seconds: 5, server: server, opening: "GET /healthz HTTP/1.1\r\n") { "X-Slow-\($0): y\r\n" })
         // A stream that is being answered is not cut off, nor is an ordinary request.
         try server.createButton(#"{"id": "door"}"#)
         let stream = try server.client.stream("/api/v1/events/stream")
