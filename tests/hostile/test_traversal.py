@@ -71,7 +71,8 @@ def test_directory_listing_is_not_served(server):
 def test_static_file_headers(server):
     r = get(server, b"/")
     assert r.status == 200 and r.header("content-type").startswith("text/html")
-    assert r.header("content-security-policy") == "default-src 'self'"
+    assert r.header("content-security-policy") == "default-src 'self'; frame-ancestors 'self'"
+    assert r.header("x-frame-options") == "SAMEORIGIN"
     assert r.header("x-content-type-options") == "nosniff"
     assert r.header("referrer-policy") == "no-referrer"
     etag = r.header("etag")
