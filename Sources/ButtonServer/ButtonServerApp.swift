@@ -108,7 +108,7 @@ public final class ButtonServerApp: Sendable {
             return rules
         }
         dispatcher.start(rules: rules)
-        mqtt?.start(sequencer: sequencer, retryScale: options.retryScale)
+        mqtt?.start(sequencer: sequencer, retryScale: options.retryScale, panelURL: options.panelURL(port: port))
         logger.log(.info, "listening", ["url": options.url(host: options.host, port: port), "data_dir": options.dataDir], force: true)
         if !options.usesTLS && !Auth.isLoopback(options.host) {
             logger.log(

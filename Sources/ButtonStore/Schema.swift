@@ -240,6 +240,16 @@ enum Schema {
             expires_at INTEGER
         );
         """,
+        // 13: what Home Assistant was told of each deleted button and sheet (its discovery
+        // configs), kept 30 days: replayed then cleared when Home Assistant comes back, so a
+        // device deleted while it was away does not stay as an orphan (SPEC §9).
+        """
+        CREATE TABLE ha_tombstones (
+            owner TEXT PRIMARY KEY NOT NULL,
+            configs BLOB NOT NULL,
+            deleted_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// The schema version this build writes.

@@ -70,7 +70,8 @@ extension MQTTClient {
             if rc == MOSQ_ERR_SUCCESS.rawValue {
                 (rc, savedErrno) = serve(handle)
             }
-            let reached: Bool = lock.locked {
+            let (reached, trouble): (Bool, (@Sendable () -> Void)?) = lock.locked {
+                var trouble: (@Sendable () -> Void)?
                 if !state.stopping {
                     // Publishers only touch the connection while `.connected`: from here on
                     // this thread may reconnect it alone.
@@ -80,9 +81,11 @@ extension MQTTClient {
                         state.lastError =
                             "cannot connect to \(options.host):\(options.port): \(describe(rc, errno: savedErrno))\(detail)"
                     }
+                    trouble = troubleCall()
                 }
-                return state.connectedThisAttempt
+                return (state.connectedThisAttempt, trouble)
             }
+            trouble?()
             if reached { delay = 1 }
             lock.locked {
                 let deadline = monotonicSeconds() + delay
@@ -125,12 +128,18 @@ extension MQTTClient {
 
     // MARK: - libmosquitto's callbacks (on the network thread, inside `mosquitto_loop`)
 
+    /// With `lock` held: the trouble handler's call with today's `lastError`, to make unlocked.
+    private func troubleCall() -> (@Sendable () -> Void)? {
+        guard let handler = state.onTrouble, let error = state.lastError else { return nil }
+        return { handler(error) }
+    }
+
     func didConnect(_ handle: OpaquePointer, code: Int32) {
         let handler: (@Sendable () -> Void)? = lock.locked {
             guard code == 0 else {
                 state.refusedThisAttempt = true
                 state.lastError = "broker refused the connection: \(String(cString: mosquitto_connack_string(code)))"
-                return nil
+                return troubleCall()
             }
             if state.everConnected { state.counters.reconnects += 1 }
             state.everConnected = true
@@ -147,14 +156,14 @@ extension MQTTClient {
     }
 
     func didDisconnect(code: Int32) {
-        lock.locked {
-            if state.connection == .connected {
-                setConnection(state.stopping ? .disconnected : .connecting)
-                if code != 0, !state.stopping {
-                    state.lastError = "connection to \(options.host):\(options.port) lost: \(describe(code))"
-                }
-            }
+        let trouble: (@Sendable () -> Void)? = lock.locked {
+            guard state.connection == .connected else { return nil }
+            setConnection(state.stopping ? .disconnected : .connecting)
+            guard code != 0, !state.stopping else { return nil }
+            state.lastError = "connection to \(options.host):\(options.port) lost: \(describe(code))"
+            return troubleCall()
         }
+        trouble?()
     }
 
     func didPublish(mid: Int32) {

@@ -68,6 +68,7 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
         var subscriptions: [(topic: String, qos: Int)] = []
         var onConnect: (@Sendable () -> Void)?
         var onMessage: (@Sendable (Message) -> Void)?
+        var onTrouble: (@Sendable (String) -> Void)?
     }
 
     public let options: Options
@@ -124,6 +125,12 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
     /// Set before `start`.
     public func onMessage(_ handler: @escaping @Sendable (Message) -> Void) {
         lock.locked { state.onMessage = handler }
+    }
+
+    /// Called (on the network thread) with `lastError` each time an attempt to connect fails
+    /// or the connection is lost. Set before `start`.
+    public func onTrouble(_ handler: @escaping @Sendable (String) -> Void) {
+        lock.locked { state.onTrouble = handler }
     }
 
     public var connection: Connection { lock.locked { state.connection } }

@@ -65,9 +65,12 @@ def test_state_and_availability_are_retained(server, recorder, broker):
     status, body = 0, None
 
 
+TOLERANT = "{{ value_json.%s if value_json is defined and value_json.%s is defined else '' }}"
+
+
 def test_discovery_has_what_home_assistant_requires(server, recorder):
     rec = recorder("homeassistant/#")
-    s = server()
+    s = server("--mqtt-commands", "--public-url", "http://panel.example:8080/")
     s.call("POST", "/api/v1/buttons", {"id": "door", "label": "Front door", "maxTaps": 3})
     s.call("POST", "/api/v1/buttons", {"id": "lamp", "kind": "toggle"})
     s.call("POST", "/api/v1/sheets", {"id": "scene", "title": "Scene",
@@ -84,7 +87,8 @@ def test_discovery_has_what_home_assistant_requires(server, recorder):
         assert c["topic"] == f"{BASE}/button/door/event"
         assert c["subtype"] == "button_1"
         assert c["device"]["name"] == "Front door"
-        assert c["value_template"] == "{{ value_json.type }}"
+        assert c["value_template"] == TOLERANT % ("type", "type")  # an empty payload logs no error in HA
+        assert c["device"]["configuration_url"] == "http://panel.example:8080/"
     assert triggers["button_triple_press"]["payload"] == "triple-tap"
     assert triggers["button_long_release"]["payload"] == "long-press-end"
     event = configs["homeassistant/event/buttond_lab/door/config"]
@@ -94,9 +98,17 @@ def test_discovery_has_what_home_assistant_requires(server, recorder):
     switch = configs["homeassistant/switch/buttond_lab/lamp/config"]
     assert switch["command_topic"] == f"{BASE}/button/lamp/set"
     assert switch["state_topic"] == f"{BASE}/button/lamp/state" and switch["unique_id"]
+    assert switch["value_template"] == TOLERANT % ("face", "face")
+    # One entity per role: the switch is the device's main one, the event entity says what it is.
+    assert switch["name"] is None
+    assert configs["homeassistant/event/buttond_lab/lamp/config"]["name"] == "Gesture"
     select = configs["homeassistant/select/buttond_lab/scene/config"]
     assert select["command_topic"] == f"{BASE}/sheet/scene/set"
     assert select["options"] == ["Daylight", "Night"] and select["unique_id"]
+    assert select["state_topic"] == f"{BASE}/sheet/scene/state" and "optimistic" not in select
+    assert select["value_template"] == TOLERANT % ("label", "label")
+    status = configs["homeassistant/binary_sensor/buttond_lab/status/config"]
+    assert status["name"] == "Connection" and status["device"]["configuration_url"] == "http://panel.example:8080/"
     # maxTaps lowered: the triple-press trigger is cleared (an empty retained payload).
     assert s.call("PATCH", "/api/v1/buttons/door", {"maxTaps": 2})[0] == 200
     triple = "homeassistant/device_automation/buttond_lab/door_button_triple_press/config"
@@ -116,7 +128,8 @@ def test_a_deleted_button_clears_its_discovery_and_ha_online_republishes(server,
     before = len(rec.on("homeassistant/event/buttond_lab/stays/config"))
     rec.publish("homeassistant/status", "online")
     rec.wait(lambda m: len(rec.on("homeassistant/event/buttond_lab/stays/config")) > before)
-    assert rec.on(event)[-1] == b""  # a deleted button stays deleted
+    # A deleted button stays deleted: its tombstone is told again and cleared a moment later.
+    rec.wait(lambda m: rec.on(event)[-1] == b"", timeout=10)
 
 
 def test_events_published_while_the_broker_is_down_arrive_in_order(server, recorder, broker):
@@ -340,3 +353,72 @@ def test_commands_are_refused_as_over_http_and_retained_ones_not_run_again(serve
     time.sleep(0.5)
     assert len(history(again, "door")) == 8, "a kept command is not run again at a reconnect"
     rec.publish(f"{BASE}/button/door/set", "", retain=True)  # the broker forgets it
+
+
+def test_without_commands_nothing_is_advertised_with_a_command_topic(server, recorder):
+    rec = recorder("homeassistant/#")
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "lamp", "kind": "toggle"})
+    s.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "day", "label": "Daylight"}]})
+    face = "homeassistant/binary_sensor/buttond_lab/lamp/config"
+    choice = "homeassistant/sensor/buttond_lab/scene/config"
+    rec.wait(lambda m: rec.on(face) and rec.on(choice))
+    configs = {t: json.loads(p) for t, p, _ in rec.messages if p}
+    assert not any("command_topic" in c for c in configs.values()), [t for t, c in configs.items() if "command_topic" in c]
+    assert not any(t.startswith(("homeassistant/switch/", "homeassistant/select/")) for t in configs)
+    assert configs[face]["state_topic"] == f"{BASE}/button/lamp/state"
+    assert configs[face]["payload_on"] == "1" and configs[face]["value_template"] == TOLERANT % ("face", "face")
+    assert configs[choice]["state_topic"] == f"{BASE}/sheet/scene/state"
+
+
+def test_a_sheet_keeps_its_last_choice_on_a_retained_state_topic(server, recorder):
+    s = server()
+    s.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "day", "label": "Daylight"},
+                                                                 {"id": "cool", "label": "Cool"}]})
+    assert s.call("POST", "/api/v1/sheets/scene/open", {})[0] == 200
+    assert s.call("POST", "/api/v1/sheets/scene/choose", {"option": "cool"})[0] == 200
+    late = recorder(f"{BASE}/sheet/scene/state")  # subscribes after: the retained one comes
+    late.wait(lambda m: late.json_on(f"{BASE}/sheet/scene/state"))
+    assert late.json_on(f"{BASE}/sheet/scene/state")[-1] == {"open": False, "option": "cool", "label": "Cool"}
+    assert s.call("DELETE", "/api/v1/sheets/scene")[0] == 204
+    late.wait(lambda m: late.on(f"{BASE}/sheet/scene/state")[-1:] == [b""])
+
+
+def test_a_button_deleted_while_home_assistant_was_away_is_removed_when_it_is_back(server, recorder, workdir):
+    s = server()
+    s.call("POST", "/api/v1/buttons", {"id": "gone", "maxTaps": 1})
+    event = "homeassistant/event/buttond_lab/gone/config"
+    rec = recorder("homeassistant/#")
+    rec.wait(lambda m: rec.on(event) and rec.on(event)[-1] != b"")
+    assert s.call("DELETE", "/api/v1/buttons/gone")[0] == 204
+    rec.wait(lambda m: rec.on(event)[-1:] == [b""])
+    # buttond restarts (the tombstone is in its database), then Home Assistant comes back.
+    s.stop()
+    s = server(data_dir=workdir / "data")
+    before = len(rec.on(event))
+    rec.publish("homeassistant/status", "online")
+    # The config is told again (so HA knows the device in this run), then cleared: HA removes it.
+    rec.wait(lambda m: len(rec.on(event)) >= before + 2 and rec.on(event)[-1] == b"", timeout=10)
+    replayed = [p for p in rec.on(event)[before:] if p]
+    assert replayed and json.loads(replayed[0])["unique_id"]
+    # Made again, a button of that name is not removed by its old tombstone.
+    s.call("POST", "/api/v1/buttons", {"id": "gone", "maxTaps": 1})
+    rec.wait(lambda m: rec.on(event)[-1] != b"")
+    rec.publish("homeassistant/status", "online")
+    time.sleep(2.5)
+    assert rec.on(event)[-1] != b""
+
+
+def test_a_failed_and_a_recovered_broker_connection_are_logged(server, broker):
+    broker.stop()
+    s = server()
+    deadline = time.monotonic() + 5
+    while "mqtt connection failed" not in s.log_path.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    log = s.log_path.read_text()
+    assert "level=warn msg=\"mqtt connection failed\"" in log and "Connection refused" in log, log[-2000:]
+    broker.start()
+    deadline = time.monotonic() + 40
+    while "mqtt connection recovered" not in s.log_path.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "level=warn msg=\"mqtt connection recovered\"" in s.log_path.read_text()

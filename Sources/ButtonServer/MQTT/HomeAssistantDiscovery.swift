@@ -10,6 +10,17 @@ struct HomeAssistantDiscovery: Sendable {
     /// buttond's own topics: `<mqtt prefix>/<instance>`.
     var base: String
     var instance: String
+    /// With `--mqtt-commands`: a toggle is a switch and a sheet a select (with command
+    /// topics); without, a binary sensor and a sensor, so nothing is advertised that would not act.
+    var commands: Bool = false
+    /// The panel, every device's `configuration_url`.
+    var configurationURL: String?
+
+    /// A value template that tolerates an empty payload (a cleared retained topic): Home
+    /// Assistant logs an error for `value_json.x` when there is no JSON.
+    static func template(_ member: String) -> JSONValue {
+        .string("{{ value_json.\(member) if value_json is defined and value_json.\(member) is defined else '' }}")
+    }
 
     /// Home Assistant's trigger type for each gesture a button can make.
     static let triggerTypes: [(EventType, String)] = [
@@ -57,10 +68,12 @@ struct HomeAssistantDiscovery: Sendable {
     /// A button's device is `buttond_<instance>_<id>` (SPEC §9); a sheet's has `sheet:` before
     /// its id (no button id holds a colon).
     func device(_ identifier: String, name: String, model: String) -> JSONValue {
-        [
+        var device: [String: JSONValue] = [
             "identifiers": [.string("\(instanceDevice)_\(identifier)")], "name": .string(name), "manufacturer": "buttond",
             "model": .string(model), "via_device": .string(instanceDevice),
         ]
+        if let configurationURL { device["configuration_url"] = .string(configurationURL) }
+        return .object(device)
     }
 
     var availability: JSONValue { .string("\(base)/status") }
@@ -68,15 +81,17 @@ struct HomeAssistantDiscovery: Sendable {
     /// The instance as a device of its own (what `via_device` names), with one entity: a
     /// connectivity sensor on the availability topic.
     func instanceConfig(version: String) -> (topic: String, payload: JSONValue) {
-        (
+        var device: [String: JSONValue] = [
+            "identifiers": [.string(instanceDevice)], "name": .string("buttond \(instance)"), "manufacturer": "buttond",
+            "model": "buttond server", "sw_version": .string(version),
+        ]
+        if let configurationURL { device["configuration_url"] = .string(configurationURL) }
+        return (
             "\(prefix)/binary_sensor/\(node)/status/config",
             [
-                "name": .null, "unique_id": .string("\(node)_status"), "device_class": "connectivity",
+                "name": "Connection", "unique_id": .string("\(node)_status"), "device_class": "connectivity",
                 "entity_category": "diagnostic", "state_topic": availability, "payload_on": "online", "payload_off": "offline",
-                "device": [
-                    "identifiers": [.string(instanceDevice)], "name": .string("buttond \(instance)"), "manufacturer": "buttond",
-                    "model": "buttond server", "sw_version": .string(version),
-                ],
+                "device": .object(device),
             ]
         )
     }
@@ -94,7 +109,7 @@ struct HomeAssistantDiscovery: Sendable {
                     "\(prefix)/device_automation/\(node)/\(object)_\(type)/config",
                     [
                         "automation_type": "trigger", "topic": .string(eventTopic), "type": .string(type), "subtype": "button_1",
-                        "value_template": "{{ value_json.type }}", "payload": .string(event.rawValue), "device": device,
+                        "value_template": Self.template("type"), "payload": .string(event.rawValue), "device": device,
                     ]
                 ))
         }
@@ -102,44 +117,54 @@ struct HomeAssistantDiscovery: Sendable {
             (
                 "\(prefix)/event/\(node)/\(object)/config",
                 [
-                    "name": .null, "unique_id": .string("\(node)_\(object)_event"), "device_class": "button",
+                    // A toggle's main entity is its switch (named as the device); this one says what it is.
+                    "name": button.config.kind == .toggle ? "Gesture" : .null, "unique_id": .string("\(node)_\(object)_event"),
+                    "device_class": "button",
                     "state_topic": .string("\(base)/button/\(button.id)/gesture"),
                     "event_types": .array(gestures.map { .string($0.0.rawValue) }), "availability_topic": availability,
                     "device": device,
                 ]
             ))
-        if button.config.kind == .toggle {
-            configs.append(
-                (
-                    "\(prefix)/switch/\(node)/\(object)/config",
-                    [
-                        "name": .null, "unique_id": .string("\(node)_\(object)_switch"),
-                        "state_topic": .string("\(base)/button/\(button.id)/state"), "value_template": "{{ value_json.face }}",
-                        "state_on": "1", "state_off": "0", "command_topic": .string("\(base)/button/\(button.id)/set"),
-                        "payload_on": #"{"face": 1}"#, "payload_off": #"{"face": 0}"#, "availability_topic": availability,
-                        "device": device,
-                    ]
-                ))
-        }
+        if button.config.kind == .toggle { configs.append(face(of: button, object: object, device: device)) }
         return configs
     }
 
-    /// Every config of a sheet: a `select` whose options are its labels.
+    /// A toggle's face: a switch that sets it, or without commands a binary sensor that shows it.
+    private func face(of button: ButtonDefinition, object: String, device: JSONValue) -> (String, JSONValue) {
+        let kind = commands ? "switch" : "binary_sensor"
+        var config: [String: JSONValue] = [
+            "name": .null, "unique_id": .string("\(node)_\(object)_\(commands ? "switch" : "face")"),
+            "state_topic": .string("\(base)/button/\(button.id)/state"), "value_template": Self.template("face"),
+            "availability_topic": availability, "device": device,
+        ]
+        if commands {
+            config["state_on"] = "1"
+            config["state_off"] = "0"
+            config["command_topic"] = .string("\(base)/button/\(button.id)/set")
+            config["payload_on"] = #"{"face": 1}"#
+            config["payload_off"] = #"{"face": 0}"#
+        } else {
+            config["payload_on"] = "1"
+            config["payload_off"] = "0"
+        }
+        return ("\(prefix)/\(kind)/\(node)/\(object)/config", .object(config))
+    }
+
+    /// Every config of a sheet: a `select` whose options are its labels and whose state is the
+    /// last choice (its retained state topic), or without commands a sensor of that choice.
     func configs(for sheet: SheetDefinition) -> [(topic: String, payload: JSONValue)] {
         let object = Self.objectID(sheet.id)
-        return [
-            (
-                "\(prefix)/select/\(node)/\(object)/config",
-                [
-                    "name": .null, "unique_id": .string("\(node)_\(object)_select"),
-                    "command_topic": .string("\(base)/sheet/\(sheet.id)/set"),
-                    "command_template": #"{"option": {{ value | tojson }}}"#,
-                    "options": .array(sheet.options.map { .string($0.label) }), "optimistic": true,
-                    "availability_topic": availability,
-                    "device": device("sheet:" + sheet.id, name: sheet.title, model: "action sheet"),
-                ]
-            )
+        var config: [String: JSONValue] = [
+            "name": .null, "unique_id": .string("\(node)_\(object)_\(commands ? "select" : "choice")"),
+            "state_topic": .string("\(base)/sheet/\(sheet.id)/state"), "value_template": Self.template("label"),
+            "availability_topic": availability, "device": device("sheet:" + sheet.id, name: sheet.title, model: "action sheet"),
         ]
+        if commands {
+            config["command_topic"] = .string("\(base)/sheet/\(sheet.id)/set")
+            config["command_template"] = #"{"option": {{ value | tojson }}}"#
+            config["options"] = .array(sheet.options.map { .string($0.label) })
+        }
+        return [("\(prefix)/\(commands ? "select" : "sensor")/\(node)/\(object)/config", .object(config))]
     }
 
     /// The HA event entity's payload for a control event, nil for one that is not a gesture.

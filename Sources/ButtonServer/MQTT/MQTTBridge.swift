@@ -17,7 +17,9 @@ final class MQTTBridge: CommitObserver {
     let base: String
     let instance: String
     let url: String
-    let discovery: HomeAssistantDiscovery?
+    /// Made at init; its panel URL is known only once the server listens (`start`).
+    private let discoveryBox: Locked<HomeAssistantDiscovery?>
+    var discovery: HomeAssistantDiscovery? { discoveryBox.withLock { $0 } }
     let acceptsCommands: Bool
     let registry: Registry
     let dispatcher: Dispatcher
@@ -27,7 +29,13 @@ final class MQTTBridge: CommitObserver {
     /// The discovery config topics published for each button (`button:<id>`), sheet
     /// (`sheet:<id>`) and the instance (`instance`), so a change or a delete can clear what is
     /// no longer there. Its lock also orders those publications with the sweep's clearing.
-    private let configTopics = Locked<[String: Set<String>]>([:])
+    let configTopics = Locked<[String: [String: [UInt8]]]>([:])
+    /// The last choice of each sheet (`option`, `label`), for its retained state.
+    private let sheetChoices = Locked<[String: (option: String, label: String)]>([:])
+    /// Whether the broker connection is in trouble (warned once, and once when it recovers).
+    private let troubled = Locked(false)
+    /// Tombstones are kept this long (SPEC §9: 30 days).
+    static let tombstoneMs: Int64 = 30 * 24 * 3600 * 1000
     /// The filters the present sweep still reads, and a count of sweeps (so the end of an old
     /// one leaves a newer one's subscriptions alone).
     private let sweeping = Locked<(generation: Int, filters: Set<String>)>((0, []))
@@ -45,7 +53,11 @@ final class MQTTBridge: CommitObserver {
         self.client = MQTTClient(options: client)
         self.instance = instance
         url = MQTTBridge.redacted(options.mqttURL ?? "")
-        discovery = options.haDiscovery ? HomeAssistantDiscovery(prefix: options.haDiscoveryPrefix, base: base, instance: instance) : nil
+        discoveryBox = Locked(
+            options.haDiscovery
+                ? HomeAssistantDiscovery(
+                    prefix: options.haDiscoveryPrefix, base: base, instance: instance, commands: options.mqttCommands)
+                : nil)
         acceptsCommands = options.mqttCommands
         self.registry = registry
         self.dispatcher = dispatcher
@@ -53,13 +65,19 @@ final class MQTTBridge: CommitObserver {
     }
 
     /// Connects (in the background; it keeps trying) and starts following the registry.
-    func start(sequencer: Sequencer, retryScale: Double) {
+    func start(sequencer: Sequencer, retryScale: Double, panelURL: String) {
         self.sequencer.withLock { $0 = sequencer }
+        discoveryBox.withLock { $0?.configurationURL = panelURL }
         dispatcher.setSender(
             MQTTEventSender(client: client, base: base), id: MQTTEventSender.handlerID,
             policy: DeliveryPolicy(maxAttempts: .max, fixedRetryMs: Int64(1000 * retryScale)))
         client.onConnect { [self] in connected() }
         client.onMessage { [self] message in received(message) }
+        client.onTrouble { [self] error in
+            if troubled.withLock({ was in defer { was = true }; return !was }) {
+                logger.log(.warn, "mqtt connection failed", ["url": url, "error": error])
+            }
+        }
         registry.onChange { [self] change in registryChanged(change) }
         client.start()
     }
@@ -72,7 +90,11 @@ final class MQTTBridge: CommitObserver {
     // MARK: Out
 
     private func connected() {
-        logger.log(.info, "mqtt connected", ["url": url])
+        if troubled.withLock({ was in defer { was = false }; return was }) {
+            logger.log(.warn, "mqtt connection recovered", ["url": url])
+        } else {
+            logger.log(.info, "mqtt connected", ["url": url])
+        }
         client.send(.init(topic: "\(base)/status", payload: Array("online".utf8), qos: 1, retain: true))
         if let discovery {
             // Home Assistant's birth message goes to homeassistant/status whatever its
@@ -150,7 +172,7 @@ final class MQTTBridge: CommitObserver {
         let cleared = configTopics.withLock { known in
             let stale: Bool
             if topic.hasSuffix("/config") {
-                stale = !known.values.contains { $0.contains(topic) }
+                stale = !known.values.contains { $0[topic] != nil }
             } else {
                 let id = topic.dropFirst(base.count + "/button/".count).dropLast("/state".count)
                 stale = (try? registry.button(String(id))) == nil
@@ -166,6 +188,25 @@ final class MQTTBridge: CommitObserver {
             guard let slot = try? registry.button(state.id) else { continue }
             publishState(slot)
         }
+        for event in events {
+            guard case .sheet(let id) = event.source, let slot = try? registry.sheet(id) else { continue }
+            publishSheetState(slot, choosing: event.type == .select ? event.data.option : nil)
+        }
+    }
+
+    /// Retained `{"open", "option", "label"}`: Home Assistant's select shows the last choice,
+    /// wherever it was made, also after it restarts.
+    private func publishSheetState(_ slot: SheetSlot, choosing option: String? = nil) {
+        let (definition, open) = slot.locked { (slot.definition, slot.machine.isOpen) }
+        let choice = sheetChoices.withLock { choices -> (option: String, label: String)? in
+            if let option { choices[slot.id] = (option, definition.options.first { $0.id == option }?.label ?? option) }
+            return choices[slot.id]
+        }
+        let payload: JSONValue = [
+            "open": .bool(open), "option": choice.map { .string($0.option) } ?? .null,
+            "label": choice.map { .string($0.label) } ?? .null,
+        ]
+        client.send(.init(topic: "\(base)/sheet/\(slot.id)/state", payload: JSONWriter.encode(payload), qos: 1, retain: true))
     }
 
     /// Retained `{"held", "face", "status", "color"}`.
@@ -191,31 +232,43 @@ final class MQTTBridge: CommitObserver {
     }
 
     /// Publishes configs (retained) and clears the owner's topics that are no longer among them.
-    private func publish(_ configs: [(topic: String, payload: JSONValue)], owner: String) {
-        let topics = Set(configs.map(\.topic))
-        configTopics.withLock { known in
-            for topic in (known[owner] ?? []).subtracting(topics).sorted() {
+    /// Returns what the owner had published before.
+    @discardableResult
+    private func publish(_ configs: [(topic: String, payload: JSONValue)], owner: String) -> [String: [UInt8]] {
+        let encoded = Dictionary(configs.map { ($0.topic, JSONWriter.encode($0.payload)) }) { a, _ in a }
+        return configTopics.withLock { known in
+            let before = known[owner] ?? [:]
+            for topic in Set(before.keys).subtracting(encoded.keys).sorted() {
                 client.send(.init(topic: topic, payload: [], qos: 1, retain: true))
             }
-            known[owner] = topics.isEmpty ? nil : topics
-            for (topic, payload) in configs {
-                client.send(.init(topic: topic, payload: JSONWriter.encode(payload), qos: 1, retain: true))
+            known[owner] = encoded.isEmpty ? nil : encoded
+            for (topic, _) in configs {
+                client.send(.init(topic: topic, payload: encoded[topic] ?? [], qos: 1, retain: true))
             }
+            return before
         }
     }
 
     private func registryChanged(_ change: Registry.RegistryChange) {
         switch change {
         case .button(let definition):
+            try? registry.store.dropTombstone(owner: "button:" + definition.id)
             publishDiscovery(definition)
             if let slot = try? registry.button(definition.id) {
                 configTopics.withLock { _ in publishState(slot, definition: definition) }  // ordered with the sweep
             }
-        case .sheet(let definition): publishDiscovery(definition)
+        case .sheet(let definition):
+            try? registry.store.dropTombstone(owner: "sheet:" + definition.id)
+            publishDiscovery(definition)
         case .buttonDeleted(let id):
-            publish([], owner: "button:" + id)
+            // The discovery topics first: Home Assistant stops following the state topic
+            // before it is cleared (and its templates take an empty payload anyway).
+            bury("button:" + id, configs: publish([], owner: "button:" + id))
             client.send(.init(topic: "\(base)/button/\(id)/state", payload: [], qos: 1, retain: true))
-        case .sheetDeleted(let id): publish([], owner: "sheet:" + id)
+        case .sheetDeleted(let id):
+            bury("sheet:" + id, configs: publish([], owner: "sheet:" + id))
+            sheetChoices.withLock { $0[id] = nil }
+            client.send(.init(topic: "\(base)/sheet/\(id)/state", payload: [], qos: 1, retain: true))
         }
     }
 
@@ -224,7 +277,10 @@ final class MQTTBridge: CommitObserver {
     private func received(_ message: MQTTClient.Message) {
         let topic = message.topic, payload = message.payload
         if let discovery, topic == "\(discovery.prefix)/status" || topic == "homeassistant/status" {
-            if String(decoding: payload, as: UTF8.self) == "online" { publishAll() }
+            if String(decoding: payload, as: UTF8.self) == "online" {
+                publishAll()
+                replayTombstones()
+            }
             return
         }
         if let filter = sweepFilter(of: topic) {
