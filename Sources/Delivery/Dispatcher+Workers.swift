@@ -54,7 +54,7 @@ extension Dispatcher {
             }
             for slot in queue.slots {
                 if slot.nextAttemptAt <= now {
-                    if slot.id < best?.id ?? .max, state.slots.hasRoom(target.destination) { best = (slot.id, handler, target) }
+                    if slot.id < best?.id ?? .max, state.slots.hasRoom(target.destination, now: now) { best = (slot.id, handler, target) }
                     break
                 }
                 wakeAt = min(wakeAt, slot.nextAttemptAt)
@@ -120,7 +120,11 @@ extension Dispatcher {
     /// and its destination one more (a worker waiting for that is woken; this one looks too).
     private func finish(_ attempts: [Attempt], destination: String) {
         state.running -= 1
-        let wasFull = state.slots.release(destination)
+        let slow = attempts.contains { attempt in
+            let result = attempt.result
+            return result.outcome == .timeout || result.outcome == .connect || result.durationMs >= DestinationSlots.slowAttemptMs
+        }
+        let wasFull = state.slots.release(destination, slow: slow, now: Self.now())
         if state.stopping { condition.broadcast() } else if wasFull { condition.signal() }
         guard let handler = attempts.last?.delivery.handler, let last = attempts.last?.delivery.id,
             state.queues[handler]?.inFlight == last

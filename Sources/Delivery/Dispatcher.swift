@@ -81,7 +81,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     ) {
         self.store = store
         self.concurrency = concurrency
-        state = State(slots: DestinationSlots(limit: perDestination ?? DestinationSlots.limit(workers: concurrency)))
+        state = State(slots: perDestination.map { DestinationSlots(limit: $0) } ?? DestinationSlots(workers: concurrency))
         self.userAgent = userAgent
         self.retryScale = retryScale
         self.onAttempt = onAttempt

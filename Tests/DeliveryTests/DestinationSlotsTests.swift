@@ -21,10 +21,31 @@ import Testing
         #expect(slots.busy == ["http://hung:80": 2])
     }
 
-    @Test(arguments: [(1, 1), (3, 1), (4, 1), (16, 4), (17, 4), (64, 16)])
-    func theLimitIsAQuarterOfThePool(workers: Int, limit: Int) {
-        #expect(DestinationSlots.limit(workers: workers) == limit)
+    @Test(arguments: [(1, 1, 1), (3, 2, 1), (4, 3, 1), (16, 14, 4), (17, 15, 4), (64, 56, 16)])
+    func aDestinationMayUseAllButAnEighthOfThePoolAndASlowOneAQuarter(workers: Int, limit: Int, slow: Int) {
+        let slots = DestinationSlots(workers: workers)
+        #expect(slots.limit == limit && slots.slowLimit == slow)
         #expect(DestinationSlots(limit: 0).limit == 1)
+    }
+
+    /// A fast receiver gets most of the pool; one that timed out gets a quarter for a minute,
+    /// then all of it again once it answers promptly.
+    @Test func aSlowAttemptNarrowsItsDestinationForAMinute() {
+        var slots = DestinationSlots(workers: 16)
+        for _ in 0..<14 { slots.take("http://hung:80") }
+        #expect(!slots.hasRoom("http://hung:80", now: 0))
+        #expect(slots.hasRoom("http://other:80", now: 0))
+        let wasFull = slots.release("http://hung:80", slow: true, now: 1_000)
+        #expect(wasFull)
+        // 13 in flight, and it is slow now: no more until it is below 4.
+        #expect(!slots.hasRoom("http://hung:80", now: 1_001))
+        for _ in 0..<9 { slots.release("http://hung:80", slow: true, now: 2_000) }
+        #expect(!slots.hasRoom("http://hung:80", now: 2_001))  // 4 in flight: the slow limit
+        slots.release("http://hung:80", now: 2_002)
+        #expect(slots.hasRoom("http://hung:80", now: 2_003))  // 3 in flight, below it
+        slots.take("http://hung:80")
+        #expect(!slots.hasRoom("http://hung:80", now: 2_004))
+        #expect(slots.hasRoom("http://hung:80", now: 2_000 + DestinationSlots.slowForMs + 1))
     }
 
     @Test(arguments: [
