@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",
-            dependencies: ["Platform", "ButtonStore", "MicroHTTP", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
+            dependencies: ["Platform", "ButtonStore", "JSON", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(name: "CurlHTTP", dependencies: ["Platform", "CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),

@@ -1,5 +1,3 @@
-import MicroHTTP
-
 /// A receiver's `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date
 /// (`Wed, 21 Oct 2099 07:28:00 GMT`, also the obsolete RFC 850 and asctime forms), as
 /// seconds from `now`, capped at an hour (SPEC §5). A date in the past means "now".
@@ -8,7 +6,7 @@ public enum RetryAfter {
 
     /// `nil` when the value is neither form.
     public static func seconds(_ value: String, nowMilliseconds now: Int64) -> Int? {
-        let text = value.trimmed()
+        let text = String(value.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         if let seconds = Int(text) { return seconds < 0 ? nil : min(seconds, maximumSeconds) }
         guard let date = epochSeconds(httpDate: text) else { return nil }
         let wait = date - now / 1000
