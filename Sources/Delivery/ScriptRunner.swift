@@ -135,8 +135,15 @@ public enum ScriptRunner {
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
             var pid: pid_t = 0
-            let spawned = withCStrings([path] + arguments) { argv in
-                withCStrings(environment) { env in posix_spawn(&pid, path, &actions, &attributes, argv, env) }
+            var spawned: Int32 = 0
+            // ETXTBSY: the file is open for writing somewhere, most often a descriptor another
+            // thread's fork holds for a moment while the file was just written. It passes.
+            for attempt in 0..<10 {
+                spawned = withCStrings([path] + arguments) { argv in
+                    withCStrings(environment) { env in posix_spawn(&pid, path, &actions, &attributes, argv, env) }
+                }
+                guard spawned == ETXTBSY, attempt < 9 else { break }
+                usleep(20_000)
             }
             closeAll([stdinPipe[0], stdoutPipe[1], stderrPipe[1]])
             guard spawned == 0 else {
