@@ -190,7 +190,14 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     /// One more attempt of a delivery, now: a finished one becomes pending again, a pending
     /// one waiting for its retry is due at once.
     public func redeliver(_ id: Int64, now: Int64) throws(StoreError) -> RedeliverResult {
-        let inFlight = condition.locked { state.queues.values.contains { $0.inFlight == id } }
+        // An attempt that has just ended is recorded (the log says `ok`) a moment before its
+        // worker lets go of it: a redeliver asked for then waits for that, up to a second.
+        var inFlight = true
+        for _ in 0..<200 {
+            inFlight = condition.locked { state.queues.values.contains { $0.inFlight == id } }
+            guard inFlight else { break }
+            usleep(5_000)
+        }
         if inFlight { return .inFlight }
         guard var row = try store.delivery(id: id) else { return .notFound }
         if condition.locked({ state.specs[row.handler]?.isReady == false }) { return .notReady }
