@@ -286,9 +286,12 @@ class SSEClients:
 
 
 class Row:
-    def __init__(self, scenario, metric, value, unit, baseline=None, ratio=None, target="", ok=None, note=""):
+    def __init__(self, scenario, metric, value, unit, baseline=None, ratio=None, target="", ok=None, note="",
+                 durable=None, durable_ratio=None):
+        # durable / durable_ratio: scenario 12's C program doing a press's durable work (scenario 1 only)
         self.__dict__.update(scenario=scenario, metric=metric, value=value, unit=unit, baseline=baseline,
-                             ratio=ratio, target=target, ok=ok, note=note)
+                             ratio=ratio, target=target, ok=ok, note=note, durable=durable,
+                             durable_ratio=durable_ratio)
 
 
 def fmt(v, unit=""):

@@ -11,6 +11,7 @@ run.sh builds what this needs first:
   .build/bench/mhd_baseline          bench/baseline/mhd_baseline.c (the HTTP ceiling)
   .build/bench/sink                  bench/tools/sink.c (webhook sink that records arrival times)
   .build/bench/sse_clients           bench/tools/sse_clients.c (many SSE clients in one epoll loop)
+  .build/bench/durable_press         bench/baseline/durable_press.c (a press's durable work in C, scenario 12)
 """
 
 import argparse
@@ -52,6 +53,7 @@ class Bench(InputScenarios, DeliveryScenarios):
         self.notes = {}
         self.raw = {}
         self.base = None  # the raw C baseline's scenario-1 figures
+        self.durable = None  # scenario 12's figures: the same wrk run against durable_press.c
 
     def row(self, *a, **kw):
         self.rows.append(Row(*a, **kw))
@@ -84,16 +86,20 @@ class Bench(InputScenarios, DeliveryScenarios):
 
     # -- run -------------------------------------------------------------------------------
     def run(self):
-        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10", "11"}
+        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10", "11", "12"}
         started = time.time()
         steps = []
         if self.only & {"1", "2", "7", "8", "9"}:  # scenario 10 needs no baseline
             steps.append(self.baseline)
+        if "12" in self.only:  # measured before scenario 1, whose row compares with it
+            steps.append(self.s12_measure)
         if self.only & {"1", "7"}:
             steps.append(self.s1_and_s7)
         for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10), ("11", self.s11)):
             if k in self.only:
                 steps.append(f)
+        if "12" in self.only:
+            steps.append(self.s12_rows)  # its rows after the others, in scenario order
         for f in steps:
             try:
                 f()
@@ -128,13 +134,14 @@ class Bench(InputScenarios, DeliveryScenarios):
 
     def report(self, elapsed):
         mach = self.machine()
-        header = ["scenario", "metric", "buttond", "baseline", "ratio", "target", "result"]
+        header = ["scenario", "metric", "buttond", "baseline", "ratio", "vs durable C", "target", "result"]
         table = []
         for r in self.rows:
             ratio = "—" if r.ratio is None else (f"{r.ratio:.1%}" if r.ratio < 10 else f"{r.ratio:.1f}×")
             result = {True: "PASS", False: "MISS", None: "info" if r.note != "skipped" else "SKIP"}[r.ok]
-            table.append([r.scenario, r.metric, fmt(r.value, r.unit), fmt(r.baseline, r.unit), ratio, r.target,
-                          result])
+            durable = "—" if r.durable_ratio is None else f"{r.durable_ratio:.1%} of {fmt(r.durable, r.unit)}"
+            table.append([r.scenario, r.metric, fmt(r.value, r.unit), fmt(r.baseline, r.unit), ratio, durable,
+                          r.target, result])
         widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
         line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
         print()

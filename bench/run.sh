@@ -49,6 +49,8 @@ MHD_FLAGS=$(pkg-config --cflags --libs libmicrohttpd)
 # shellcheck disable=SC2086
 gcc -O2 -pthread -o "$TOOLS/mhd_baseline" bench/baseline/mhd_baseline.c $MHD_FLAGS
 # shellcheck disable=SC2086
+gcc -O2 -pthread -o "$TOOLS/durable_press" bench/baseline/durable_press.c $MHD_FLAGS $(pkg-config --cflags --libs sqlite3)
+# shellcheck disable=SC2086
 gcc -O2 -pthread -o "$TOOLS/sink" bench/tools/sink.c $MHD_FLAGS
 gcc -O2 -o "$TOOLS/sse_clients" bench/tools/sse_clients.c
 

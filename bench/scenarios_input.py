@@ -1,5 +1,5 @@
 """Scenarios of input: press throughput and long-press lag (1, 7), a large registry (4), SSE fan-out (5),
-the engine alone (6), replaying a long history (8)."""
+the engine alone (6), replaying a long history (8), the same durable press work done in C (12)."""
 
 import argparse
 import atexit
@@ -30,24 +30,91 @@ class InputScenarios:
         try:
             self.create_buttons(srv, "b", 64)
             log("scenario 1: POST press, no handlers")
-            wrk(srv.url(), 2)  # warm-up
+            warm = wrk(srv.url(), 2)  # warm-up
             r = wrk(srv.url(), self.d)
             self.raw["s1"] = r
             ratio = r["rps"] / self.base["rps"]
+            c = self.durable  # scenario 12's C program, measured just before (None without --only 12)
             self.row("1 press, no handlers", "throughput", r["rps"], "req/s", self.base["rps"], ratio,
-                     "≥ 50 % of baseline", ratio >= 0.5)
+                     "≥ 50 % of baseline", ratio >= 0.5,
+                     durable=c["rps"] if c else None, durable_ratio=r["rps"] / c["rps"] if c else None)
             p99 = r["p99_us"] / 1000
             self.row("1 press, no handlers", "p99 latency @50 conns", p99, "ms", self.base["p99_us"] / 1000,
-                     p99 / max(self.base["p99_us"] / 1000, 1e-9), "≤ 10 ms", p99 <= 10)
+                     p99 / max(self.base["p99_us"] / 1000, 1e-9), "≤ 10 ms", p99 <= 10,
+                     durable=c["p99_us"] / 1000 if c else None,
+                     durable_ratio=p99 / max(c["p99_us"] / 1000, 1e-9) if c else None)
             if r["non2xx"] or r["errors"]:
                 self.note("1", f"{r['non2xx']} non-2xx answers and {r['errors']} socket errors")
             self.note("1", f"64 buttons round-robin, wrk -t2 -c50 -d{self.d}s; events durable "
-                           "(SQLite WAL, committed before the answer); baseline: same wrk script")
-            log(f"scenario 1: {r['rps']:.0f} req/s ({ratio:.1%} of baseline), p99 {p99:.2f} ms")
+                           "(SQLite WAL, committed before the answer); baseline: same wrk script"
+                           + ("; vs durable C: scenario 12's program, same wrk run" if c else ""))
+            emitted = sum(v for k, v in metrics(srv.port).items() if k.startswith("buttond_control_events_total"))
+            r["events_emitted"], r["presses"] = emitted, warm["requests"] + r["requests"]
+            log(f"scenario 1: {r['rps']:.0f} req/s ({ratio:.1%} of baseline"
+                + (f", {r['rps'] / c['rps']:.1%} of durable C" if c else "") + f"), p99 {p99:.2f} ms, "
+                f"{emitted:.0f} events")
             if "7" in self.only:
                 self.s7(srv)
         finally:
             srv.stop()
+
+    # -- scenario 12: the same durable work as a press, in C --------------------------------
+    def s12_measure(self):
+        """baseline/durable_press.c on a database buttond made (its schema, 64 buttons), under
+        scenario 1's wrk run; measured before scenario 1 so both sit next to the raw baseline."""
+        log("scenario 12: durable press in C (libmicrohttpd + SQLite group commits)")
+        data = os.path.join(self.work, "s12-data")
+        srv = Buttond(self, "s12-init", data_dir=data)  # the schema and the 64 buttons
+        try:
+            self.create_buttons(srv, "b", 64)
+        finally:
+            srv.stop()
+        db = os.path.join(data, "buttond.sqlite3")
+        c = CTool(self.tool("durable_press"), db, str(self.args.threads))
+        try:
+            answer = must(c.port, "POST", "/api/v1/buttons/b0/press", {})
+            keys = [sorted(e) for e in answer["events"]]
+            if [e["type"] for e in answer["events"]] != ["touch-down", "touch-up-inside", "tap"] or \
+                    any(k != ["at", "button", "data", "id", "seq", "t", "type"] for k in keys):
+                raise RuntimeError(f"durable_press answered {answer}")
+            warm = wrk(f"http://127.0.0.1:{c.port}/", 2, script="press.lua")
+            r = wrk(f"http://127.0.0.1:{c.port}/", self.d, script="press.lua")
+        finally:
+            c.stop()
+        con = sqlite3.connect(db)
+        written = con.execute("SELECT MAX(COALESCE((SELECT MAX(seq) FROM events), 0), "
+                              "COALESCE((SELECT value FROM meta WHERE key = 'trimmed_through'), 0))").fetchone()[0]
+        states = con.execute("SELECT COUNT(*) FROM button_states WHERE clock IS NOT NULL").fetchone()[0]
+        con.close()
+        presses = 1 + warm["requests"] + r["requests"]
+        r["events_written"], r["presses"], r["states"] = written, presses, states
+        self.durable = r
+        self.raw["s12"] = {"warmup": warm, "wrk": r}
+        log(f"scenario 12: {r['rps']:.0f} req/s, p99 {r['p99_us'] / 1000:.2f} ms, "
+            f"{written / presses:.2f} events a press")
+
+    def s12_rows(self):
+        r = self.durable
+        if r is None:
+            return
+        sc = "12 durable press in C"
+        base = self.base
+        self.row(sc, "throughput (the C program)", r["rps"], "req/s", base["rps"] if base else None,
+                 r["rps"] / base["rps"] if base else None, "info", None)
+        p99 = r["p99_us"] / 1000
+        self.row(sc, "p99 latency @50 conns (the C program)", p99, "ms", base["p99_us"] / 1000 if base else None,
+                 p99 / max(base["p99_us"] / 1000, 1e-9) if base else None, "info", None)
+        per = r["events_written"] / r["presses"]
+        self.row(sc, "event rows a press (as buttond: 3.5)", per, "", target="3.4–3.6",
+                 ok=3.4 <= per <= 3.6 and not r["non2xx"] and not r["errors"])
+        s1 = self.raw.get("s1")
+        self.note("12", f"bench/baseline/durable_press.c, libmicrohttpd as the baseline, suspend/resume, one "
+                        f"writer thread committing all queued presses at once (WAL, synchronous=OFF + "
+                        f"checkpointer, as buttond), same rows and answer; scenario 1's wrk run; "
+                        f"{r['events_written']} events for {r['presses']} presses, {r['states']} button states"
+                        + (f"; buttond, scenario 1: {s1['events_emitted'] / max(s1['presses'], 1):.2f} events "
+                           f"a press" if s1 and "events_emitted" in s1 else "")
+                        + (f"; {r['non2xx']} non-2xx, {r['errors']} socket errors" if r["non2xx"] or r["errors"] else ""))
 
     def s7(self, srv):
         log("scenario 7: long-press timer precision under scenario 1's load")
