@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mhd_limits.h"
+
 #define MAX_TAPS 2
 #define MULTI_TAP_MS 300
 #define RETENTION 100000
@@ -570,16 +572,10 @@ int main(int argc, char **argv) {
     addr.sin_port = 0;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handle, NULL,
+        BUTTOND_MHD_FLAGS, 0, NULL, NULL, handle, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)500,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
-        MHD_OPTION_END);
+        BUTTOND_MHD_LIMITS(threads));
     if (d == NULL) { fprintf(stderr, "MHD_start_daemon failed\n"); return 1; }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("port=%u\n", info ? (unsigned)info->port : 0u);

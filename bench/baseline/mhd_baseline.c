@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mhd_limits.h"
+
 static struct MHD_Response *fixed;
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, const char *url,
@@ -57,7 +59,7 @@ int main(int argc, char **argv) {
     addr.sin_port = 0;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
-    unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    unsigned int flags = BUTTOND_MHD_FLAGS;
     /* With a certificate and key (PEM files, argv[2] and argv[3]): HTTPS, as buttond
        --tls-cert/--tls-key serves it (TLS 1.2 and 1.3, libmicrohttpd's GnuTLS). */
     struct MHD_OptionItem tls[4] = {{MHD_OPTION_END, 0, NULL}};
@@ -80,13 +82,7 @@ int main(int argc, char **argv) {
         flags, 0, NULL, NULL, handle, NULL,
         MHD_OPTION_ARRAY, tls,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)500,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
-        MHD_OPTION_END);
+        BUTTOND_MHD_LIMITS(threads));
     if (d == NULL) { fprintf(stderr, "MHD_start_daemon failed\n"); return 1; }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("port=%u\n", info ? (unsigned)info->port : 0u);
