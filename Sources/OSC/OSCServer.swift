@@ -15,6 +15,12 @@ public final class OSCServer: Sendable {
         public var refusedPeers = 0
         /// Packets that did not decode.
         public var malformed = 0
+
+        public init(messages: Int = 0, refusedPeers: Int = 0, malformed: Int = 0) {
+            self.messages = messages
+            self.refusedPeers = refusedPeers
+            self.malformed = malformed
+        }
     }
 
     /// Answers the sender of a packet, over the way it came.
