@@ -53,8 +53,15 @@ public enum OSCCodec {
         var arguments: [OSCArgument] = []
         arguments.reserveCapacity(count)
         for index in 0..<count {
-            guard let arg = argv[index] else { return nil }
-            arguments.append(argument(tag: UInt8(bitPattern: types[index]), arg))
+            let tag = UInt8(bitPattern: types[index])
+            switch tag {
+            case UInt8(ascii: "T"): arguments.append(.bool(true))
+            case UInt8(ascii: "F"): arguments.append(.bool(false))
+            case UInt8(ascii: "N"): arguments.append(.null)
+            default:
+                guard let arg = argv[index] else { return nil }  // types without data may have none
+                arguments.append(argument(tag: tag, arg))
+            }
         }
         return OSCMessage(address, arguments)
     }
@@ -66,10 +73,7 @@ public enum OSCCodec {
         case UInt8(ascii: "f"): .float(arg.pointee.f)
         case UInt8(ascii: "d"): .double(arg.pointee.d)
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
-            .string(withUnsafeMutablePointer(to: &arg.pointee.s) { String(cString: $0) })
-        case UInt8(ascii: "T"): .bool(true)
-        case UInt8(ascii: "F"): .bool(false)
-        case UInt8(ascii: "N"): .null
+            .string(String(cString: UnsafeRawPointer(arg).assumingMemoryBound(to: CChar.self)))
         default: .unsupported(Character(Unicode.Scalar(tag)))
         }
     }

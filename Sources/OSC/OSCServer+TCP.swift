@@ -31,8 +31,9 @@ extension OSCServer {
         }
     }
 
-    /// Reads packets until the peer closes, a frame is too big, or the server stops. Replies
-    /// go back framed as the peer frames.
+    /// Reads packets until the peer closes, a frame is too big, or the server stops. A stream
+    /// whose first byte is 0 is size-prefixed (OSC 1.0: no packet is 16 MiB); any other first
+    /// byte (END, or the `/` or `#` of a packet) is SLIP. Replies go back framed as the peer frames.
     private func read(connection fd: Int32, peer: OSCPeer) {
         var framing: StreamFraming?
         var buffer = [UInt8](repeating: 0, count: 16_384)
@@ -41,7 +42,7 @@ extension OSCServer {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             guard count > 0 else { return }
-            if framing == nil { framing = buffer[0] == SLIP.end ? .slip(SLIP.Decoder(maxPacket: Self.maxPacket)) : .length([]) }
+            if framing == nil { framing = buffer[0] == 0 ? .length([]) : .slip(SLIP.Decoder(maxPacket: Self.maxPacket)) }
             guard let packets = framing?.feed(buffer[0..<count]) else {
                 malformedCount.add(1, ordering: .relaxed)
                 return

@@ -4,7 +4,7 @@ import ThreadSupport
 
 /// OSC on UDP and TCP on one port. Datagrams are read on one thread; each TCP connection on
 /// its own (at most `maxConnections`), framed as OSC 1.0 (a 4-byte size before each packet)
-/// or, when its first byte is END, as SLIP (OSC 1.1). A sender `allow` refuses is dropped
+/// or, when its first byte is not 0, as SLIP (OSC 1.1). A sender `allow` refuses is dropped
 /// before its bytes are decoded; what liblo cannot decode is dropped; both are counted.
 public final class OSCServer: Sendable {
     /// Totals since start, for metrics.
