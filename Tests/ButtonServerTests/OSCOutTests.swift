@@ -109,6 +109,6 @@ import Testing
             #"{"on": ["tap"], "osc": {"url": "osc.udp://127.0.0.1:\#(port)", "address": "/go/{button}", "args": [{"type": "T"}]}}"#)
         guard case .string(let id)? = created.json["id"] else { Issue.record("\(created.text)"); return }
         #expect(try server.post("/api/v1/handlers/\(id)/test").status < 300)
-        #expect(waitUntil { dump.lines.contains("/go/door T") })
+        #expect(waitUntil { dump.lines.contains("/go/door T #T") })
     }
 }

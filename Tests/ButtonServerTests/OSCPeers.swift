@@ -49,7 +49,7 @@ final class OSCDump: @unchecked Sendable {  // `process` and `path` are set once
     }
 
     func stop() {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)  // oscdump waits out SIGTERM
         process.waitUntilExit()
     }
 }
