@@ -58,7 +58,7 @@ import Testing
 
     @Test func tcpDelivers() throws {
         let port = freeOSCPort()
-        let dump = try OSCDump("osc.tcp://127.0.0.1:\(port)")
+        let dump = try OSCDump("osc.tcp://:\(port)")
         defer { dump.stop() }
         let server = try ServerProcess(dataDir: NSTemporaryDirectory() + "buttond-osc-\(UUID().uuidString)")
         defer { server.stop() }
