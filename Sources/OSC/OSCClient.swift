@@ -36,24 +36,24 @@ public enum OSCClient {
     }
 
     /// Sends one message to `host` (an address literal; names are resolved by the caller, who
-    /// checks where they point) and `port`. A UDP send is done once the datagram is out.
+    /// checks where they point) and `port`. A UDP send (liblo) is done once the datagram is
+    /// out; TCP goes over the destination's one kept-open connection (`OSCStreams`), so
+    /// messages arrive in the order they were sent.
     public static func send(
         _ message: OSCMessage, transport: OSCPeer.Transport, host: String, port: Int, slip: Bool = false
     ) -> Result<Void, OSCError> {
-        let proto = transport == .udp ? LO_UDP : LO_TCP
-        guard let address = lo_address_new_with_proto(proto, host, String(port)) else {
+        if transport == .tcp {
+            return OSCStreams.shared.send(OSCCodec.encode(message), host: host, port: port, slip: slip)
+        }
+        guard let address = lo_address_new_with_proto(LO_UDP, host, String(port)) else {
             return .failure(OSCError("liblo could not make an address for \(host):\(port)"))
         }
         defer { lo_address_free(address) }
-        if transport == .tcp {
-            lo_address_set_tcp_nodelay(address, 1)
-            if slip { lo_address_set_stream_slip(address, 1) }
-        }
         guard let lo = OSCCodec.loMessage(message) else { return .failure(OSCError("liblo could not make a message")) }
         defer { lo_message_free(lo) }
         guard lo_send_message(address, message.address, lo) >= 0 else {
             let text = lo_address_errstr(address).map { String(cString: $0) } ?? "unknown"
-            return .failure(OSCError("\(transport.rawValue) send to \(host):\(port) failed: \(text)"))
+            return .failure(OSCError("udp send to \(host):\(port) failed: \(text)"))
         }
         return .success(())
     }

@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import TestSupport
 import OSC
 import Testing
 

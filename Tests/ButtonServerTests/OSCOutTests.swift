@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import TestSupport
 import Testing
 
 /// OSC handlers (SPEC §10) delivering to real receivers: oscdump over UDP and TCP, and a
