@@ -6,17 +6,23 @@ import Platform
 // Real OSC peers for the live tests: liblo-tools' oscdump and oscsend, a SLIP receiver in
 // the style of ETC Eos's TCP port 3037, and a UDP socket that listens for replies.
 
-/// A port free for UDP and TCP right now.
+/// A port free for UDP and TCP right now, below the kernel's ephemeral range (32768–60999 on
+/// Linux), so no client connection of another test can take it between here and the bind (a
+/// port from `bind(0)` could be, and was, in a full parallel run).
 func freeOSCPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, 16) } }
-    var length = socklen_t(16)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
+    func bindable(_ port: Int, _ type: Int32) -> Bool {
+        let fd = socket(AF_INET, type, 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, 16) } } == 0
+    }
+    while true {
+        let port = Int.random(in: 20_000..<32_000)
+        if bindable(port, Int32(SOCK_DGRAM.rawValue)) && bindable(port, Int32(SOCK_STREAM.rawValue)) { return port }
+    }
 }
 
 /// Polls `condition` every 20 ms for at most `seconds`.
