@@ -2,10 +2,10 @@
 # Both install what a fresh Debian machine with the Swift toolchain is missing.
 
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev mosquitto mosquitto-clients openssl curl
+APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev liblo-dev liblo-tools mosquitto mosquitto-clients openssl curl
 RELEASE_BIN := .build/release/buttond
 
-.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-mqtt test-readme test-container bench clean
+.PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-mqtt test-osc test-readme test-container bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -26,7 +26,7 @@ run: release
 # Every test: unit and live-server (Swift Testing), browser (Chromium), hostile input
 # (schemathesis and friends), MQTT (a real mosquitto broker), the README's shell blocks, and
 # the container build.
-test: test-swift test-fuzz test-browser test-hostile test-mqtt test-readme test-container
+test: test-swift test-fuzz test-browser test-hostile test-mqtt test-osc test-readme test-container
 
 test-swift: deps
 	$(SWIFT) build --build-tests
@@ -47,6 +47,9 @@ test-mqtt: release
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/mqtt/run.sh
 
 # The README's quick start, handler walkthrough and client section, run as pasted.
+test-osc: release
+	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/osc/run.sh
+
 test-readme: release
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) bash tests/readme/run.sh
 
