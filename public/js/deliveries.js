@@ -2,7 +2,10 @@
 // older pages on demand; a row opens to its attempts and can be redelivered.
 
 import { get, post, enc } from "./api.js";
-import { el, icon, toast, showError, fmtDateTime, fmtTime } from "./ui.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
+import { toast, showError } from "./toast.js";
+import { fmtDateTime, fmtTime } from "./format.js";
 import { subjectName } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
 import { select, btn } from "./form.js";
@@ -50,7 +53,7 @@ export function showDeliveries(h) {
   const list = el("ul.delivery-list");
   const note = el("p.muted", { text: "Loading…" });
   const older = btn("Older", ".older", { hidden: true });
-  older.prepend(icon("older"));
+  older.prepend(icon("down"));
   const what = !h ? "All handlers"
     : h.webhook || h.script ? `For ${handlerTarget(h)}`
       : `For handler ${h.id}${h.owner ? ` of ${h.owner}` : ""}`;

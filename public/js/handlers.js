@@ -3,12 +3,15 @@
 // header templates, timeouts, attempts, ordered).
 
 import { get, post, patch, del, enc } from "./api.js";
-import { el, toast, showError, confirmAction } from "./ui.js";
+import { el } from "./dom.js";
+import { toast, showError } from "./toast.js";
+import { confirmAction } from "./confirm.js";
 import { show, back, onReturn } from "./editor-dialog.js";
 import { field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError } from "./form.js";
 import { showDeliveries, handlerTarget } from "./deliveries.js";
 import { handlerEvents, naturalEvent } from "./vocab.js";
 import { reloadListeners } from "./listeners.js";
+import { optionLabel } from "./names.js";
 
 const METHODS = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 const PLACEHOLDERS = "{button} {type} {seq} {t} {face} {option} {label} {id}";
@@ -184,7 +187,7 @@ function handlerForm(ownerKind, owner, h, refresh) {
   const webhookFields = webhookFieldset(h.webhook || {});
   const scriptFields = scriptFieldset(h.script || {});
   const optionSelect = ownerKind === "sheet"
-    ? field("Option", select("option", [["", "Any option"], ...(owner.options || []).map((o) => [o.id, o.label || o.id])], h.option || ""), "Only for this option (select events).")
+    ? field("Option", select("option", [["", "Any option"], ...(owner.options || []).map((o) => [o.id, optionLabel(o)])], h.option || ""), "Only for this option (select events).")
     : null;
 
   const form = el("form.form", { novalidate: true },
