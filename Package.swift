@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "COSC", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .target(name: "Platform", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(
@@ -44,11 +45,12 @@ let package = Package(
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",
-            dependencies: ["Platform", "ButtonStore", "JSON", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport"],
+            dependencies: ["Platform", "ButtonStore", "JSON", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport", "OSC"],
             swiftSettings: strict
         ),
         .target(name: "CurlHTTP", dependencies: ["Platform", "CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
         .target(name: "MQTT", dependencies: ["Platform", "CMosquitto", "ThreadSupport"], swiftSettings: strict),
+        .target(name: "OSC", dependencies: ["Platform", "COSC", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "Buttons",
             dependencies: ["Platform", "ButtonEngine", "ButtonStore", "JSON", "ThreadSupport"],
@@ -56,7 +58,7 @@ let package = Package(
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "COpenSSL", "ThreadSupport"],
+            dependencies: ["Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "OSC", "COpenSSL", "ThreadSupport"],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
         ),
@@ -85,12 +87,13 @@ let package = Package(
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "MicroHTTP"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
+        .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
         .testTarget(name: "ButtondCLITests", dependencies: ["CurlHTTP", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI"],
+            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC"],
             swiftSettings: strict
         ),
     ]

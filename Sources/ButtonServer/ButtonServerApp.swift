@@ -27,6 +27,8 @@ public final class ButtonServerApp: Sendable {
     let views: RegistryViews
     /// On the broker, with `--mqtt-url`.
     let mqtt: MQTTBridge?
+    /// OSC in (`--osc-port`) and feedback (`--osc-feedback`); nil with neither.
+    let osc: OSCBridge?
     /// Where webhooks may go: checked at registration (literal hosts) and on every connection.
     let destinations: Locked<DestinationRules>
     private let server: HTTPServer
@@ -80,15 +82,17 @@ public final class ButtonServerApp: Sendable {
         announcing.withLock { $0 = views }
         registry.onChange { change in views.announce(change) }
         mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
+        let osc = try OSCBridge(options: options, registry: registry, logger: logger)
+        self.osc = osc.isEnabled ? osc : nil
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
-            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue,
+            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (self.osc.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue,
             maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
         streams = StreamHub(maxStreams: options.http.maxStreams)
         try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)
         let api = try API(
             options: options, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
-            handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, views: views, streams: streams,
+            handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, osc: self.osc, views: views, streams: streams,
             metrics: metrics)
         let router = api.makeRouter()
         routeTable = router.table
@@ -104,11 +108,15 @@ public final class ButtonServerApp: Sendable {
         // Only now is the port known: a webhook may not loop back to it.
         let rules = destinations.withLock { rules in
             rules.listeners = DestinationRules.listener(host: options.host, port: port).map { [$0] } ?? []
+            if let oscPort = osc?.server?.port, let own = DestinationRules.listener(host: options.host, port: oscPort) {
+                rules.listeners.append(own)  // an OSC handler may not loop back to our own OSC port
+            }
             rules.localAddresses = DestinationRules.interfaceAddresses()
             return rules
         }
         dispatcher.start(rules: rules)
         mqtt?.start(sequencer: sequencer, retryScale: options.retryScale, panelURL: options.panelURL(port: port))
+        osc?.start(sequencer: sequencer)
         logger.log(.info, "listening", ["url": options.url(host: options.host, port: port), "data_dir": options.dataDir], force: true)
         if !options.usesTLS && !Auth.isLoopback(options.host) {
             logger.log(
@@ -156,6 +164,7 @@ public final class ButtonServerApp: Sendable {
         publisher.stop()
         dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
         mqtt?.stop()
+        osc?.stop()
         store.close()
         logger.log(.info, "stopped", [:], force: true)
     }
@@ -173,6 +182,7 @@ struct API: Sendable {
     let dispatcher: Dispatcher
     let destinations: Locked<DestinationRules>
     let mqtt: MQTTBridge?
+    let osc: OSCBridge?
     let views: RegistryViews
     let streams: StreamHub
     let metrics: Metrics
@@ -186,12 +196,12 @@ struct API: Sendable {
         router.get("/api/v1/icons") { _ in .json(["icons": .array(ButtonDefinition.iconNames.withLock { $0 }.sorted().map { .string($0) })]) }
         let mqtt = self.mqtt
         router.get("/api/v1/mqtt") { _ in .json(mqtt?.status ?? ["enabled": false]) }
-        let (metrics, dispatcher, streams, registry) = (self.metrics, self.dispatcher, self.streams, self.registry)
+        let (metrics, dispatcher, streams, registry, osc) = (self.metrics, self.dispatcher, self.streams, self.registry, self.osc)
         router.get("/metrics") { _ in
             var response = Response.text(
                 metrics.render(
                     outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count,
-                    buttons: registry.buttonCount, mqtt: mqtt?.metrics))
+                    buttons: registry.buttonCount, mqtt: mqtt?.metrics, osc: osc?.metrics))
             response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]
             return response
         }

@@ -32,11 +32,12 @@ extension Handler {
         }
         let webhook = try fields.object("webhook")
         let script = try fields.object("script")
+        let osc = try fields.object("osc")
         let action: Action
         var maxAttempts: Int64
         var expire: Int64?
-        switch (webhook, script) {
-        case (var w?, nil):
+        switch (webhook, script, osc) {
+        case (var w?, nil, nil):
             guard let url = try w.string("url", maxLength: 100_000) else { throw ButtonsError.invalid("webhook.url", "webhook.url is required") }
             var hook = Webhook(url: url)
             try Self.validate(url: url, destinations: context.destinations)
@@ -49,7 +50,7 @@ extension Handler {
             try w.finish()
             try Self.check(hook)
             action = .webhook(hook)
-        case (nil, var s?):
+        case (nil, var s?, nil):
             guard let name = try s.string("name", maxLength: 128) else { throw ButtonsError.invalid("script.name", "script.name is required") }
             guard let dir = context.scriptsDir else {
                 throw ButtonsError.invalid(
@@ -63,10 +64,12 @@ extension Handler {
             expire = try s.int("expireAfterMs", in: 1000...604_800_000)
             try s.finish()
             action = .script(run)
-        case (nil, nil):
-            throw ButtonsError.invalid("webhook", "a handler needs a webhook or a script")
+        case (nil, nil, var o?):
+            (action, maxAttempts, expire) = try Self.oscAction(&o, context: context)
+        case (nil, nil, nil):
+            throw ButtonsError.invalid("webhook", "a handler needs a webhook, a script or osc")
         default:
-            throw ButtonsError.invalid("script", "a handler has a webhook or a script, not both")
+            throw ButtonsError.invalid(osc == nil ? "script" : "osc", "a handler has one of webhook, script or osc, not several")
         }
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         var definition = Handler(
@@ -93,7 +96,7 @@ extension Handler {
         }
         fields.ignore(ownerField.0 == "button" ? "sheet" : "button")
         if var w = try fields.object("webhook") {
-            guard case .webhook(var hook) = action else { throw ButtonsError.invalid("webhook", "this handler runs a script; create a new handler for a webhook") }
+            guard case .webhook(var hook) = action else { throw ButtonsError.invalid("webhook", "this handler is a \(kind); create a new handler for a webhook") }
             if let url = try w.string("url", maxLength: 100_000) {
                 try Self.validate(url: url, destinations: context.destinations)
                 hook.url = url
@@ -109,7 +112,7 @@ extension Handler {
             action = .webhook(hook)
         }
         if var s = try fields.object("script") {
-            guard case .script(var run) = action else { throw ButtonsError.invalid("script", "this handler sends a webhook; create a new handler for a script") }
+            guard case .script(var run) = action else { throw ButtonsError.invalid("script", "this handler is a \(kind); create a new handler for a script") }
             if let name = try s.string("name", maxLength: 128) {
                 guard let dir = context.scriptsDir else { throw ButtonsError.invalid("script", "script handlers are disabled: start buttond with --scripts-dir DIR") }
                 try Self.validate(script: name, in: dir)
@@ -122,6 +125,7 @@ extension Handler {
             try s.finish()
             action = .script(run)
         }
+        if var o = try fields.object("osc") { try patchOSC(&o, context: context) }
         try applyCommon(&fields, context: context, creating: false)
         try fields.finish()
     }
@@ -262,6 +266,9 @@ extension Handler {
         case .webhook(let hook):
             let body = hook.body.map { String(decoding: JSONWriter.encode($0), as: UTF8.self) } ?? ""
             return ([hook.url, body] + hook.headers.values).contains { text in names.contains { text.contains($0) } }
+        case .osc(let osc):
+            let strings = osc.args.compactMap { if case .string(let text) = $0.value { text } else { nil } }
+            return ([osc.address] + strings).contains { text in names.contains { text.contains($0) } }
         }
     }
 

@@ -109,7 +109,7 @@ final class Metrics: CommitObserver {
         text += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
     }
 
-    func render(outboxDepth: Int, droppedDeliveries: Int, openStreams: Int, buttons: Int, mqtt: MQTTMetrics? = nil) -> String {
+    func render(outboxDepth: Int, droppedDeliveries: Int, openStreams: Int, buttons: Int, mqtt: MQTTMetrics? = nil, osc: OSCMetrics? = nil) -> String {
         let s = state.withLock { $0 }
         var text = ""
         text += "# HELP buttond_http_requests_total HTTP requests by route, method and status.\n# TYPE buttond_http_requests_total counter\n"
@@ -156,6 +156,7 @@ final class Metrics: CommitObserver {
             text += "# HELP buttond_mqtt_reconnects_total Connections to the broker after the first.\n"
                 + "# TYPE buttond_mqtt_reconnects_total counter\nbuttond_mqtt_reconnects_total \(mqtt.reconnects)\n"
         }
+        osc?.render(into: &text)
         text += "# HELP buttond_process_start_time_seconds When the process started (Unix time).\n# TYPE buttond_process_start_time_seconds gauge\n"
         text += "buttond_process_start_time_seconds \(startTime)\n"
         return text

@@ -41,6 +41,12 @@ public struct ServeOptions: Sendable {
     public var instance: String?
     public var mqttCommands = false
     public var haDiscovery = true
+    /// OSC in on this port, UDP and TCP (SPEC §10); nil: off.
+    public var oscPort: Int?
+    /// Senders whose OSC is read (CIDRs or addresses); nil: loopback only.
+    public var oscAllow: [String]?
+    /// `osc.udp://HOST:PORT` targets told of every change.
+    public var oscFeedback: [String] = []
     public var haDiscoveryPrefix = "homeassistant"
     public var deliveryConcurrency = 16
     public var shutdownGraceSeconds = 10.0

@@ -74,6 +74,12 @@ extension Handler {
             extra["args"] = .array(run.args.map { viewer.shown($0) })
             extra["timeoutMs"] = .int(run.timeoutMs)
             object["script"] = .object(extra)
+        case .osc(let osc):
+            extra["url"] = .string(osc.url)  // scheme, host and port only: nothing else is allowed in it
+            extra["address"] = viewer.shown(osc.address)
+            extra["args"] = .array(osc.args.map { arg in ["type": .string(arg.type), "value": viewer.shown(arg.value)] })
+            extra["slip"] = .bool(osc.slip)
+            object["osc"] = .object(extra)
         }
         return .object(object)
     }
@@ -83,6 +89,7 @@ extension Handler {
         switch action {
         case .webhook(let hook): "\(hook.method) \(viewer.url(hook.url))"
         case .script(let run): "script \(run.name)"
+        case .osc(let osc): viewer == .admin ? "osc \(osc.url) \(osc.address)" : "osc \(osc.url)"
         }
     }
 }

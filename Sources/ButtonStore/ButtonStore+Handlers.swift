@@ -80,6 +80,17 @@ extension ButtonStore {
             upsert.bind(run.name, at: 13)
             upsert.bind(text(.array(run.args.map { .string($0) })), at: 14)
             upsert.bind(run.timeoutMs, at: 15)
+        case .osc(let osc):
+            // The columns of the other kinds, where they mean the same: the URL, the address
+            // (a name of what runs), the arguments (typed objects), and the TCP framing as
+            // the "method" of sending.
+            upsert.bind(osc.url, at: 9)
+            upsert.bind(osc.slip ? "slip" : String?.none, at: 10)
+            upsert.bind(String?.none, at: 11)
+            upsert.bind(String?.none, at: 12)
+            upsert.bind(osc.address, at: 13)
+            upsert.bind(text(.array(osc.args.map { ["type": .string($0.type), "value": $0.value] })), at: 14)
+            upsert.bind(Int64(0), at: 15)
         }
         upsert.bind(handler.maxAttempts, at: 16)
         upsert.bind(handler.expireAfterMs, at: 17)
@@ -119,6 +130,16 @@ extension ButtonStore {
             hook.body = json(11)
             hook.timeoutMs = row.int64(14)
             action = .webhook(hook)
+        } else if row.text(7) == "osc" {
+            var osc = Handler.OSC(url: row.optionalText(8) ?? "", address: row.optionalText(12) ?? "")
+            osc.slip = row.optionalText(9) == "slip"
+            if case .array(let args)? = json(13) {
+                osc.args = args.compactMap { arg in
+                    guard case .string(let type)? = arg["type"] else { return nil }
+                    return Handler.OSC.Argument(type: type, value: arg["value"] ?? .null)
+                }
+            }
+            action = .osc(osc)
         } else {
             var run = Handler.Script(name: row.optionalText(12) ?? "")
             if case .array(let args)? = json(13) { run.args = args.compactMap { if case .string(let arg) = $0 { arg } else { nil } } }

@@ -66,9 +66,40 @@ public struct Handler: Sendable, Equatable {
         public init(name: String) { self.name = name }
     }
 
+    /// An OSC message sent to a show controller (SPEC §10): the address and string
+    /// arguments take the script placeholders.
+    public struct OSC: Sendable, Equatable {
+        /// One typed argument: `type` is an OSC type tag (`i h f d s T F N`), `value` a JSON
+        /// value of that type or a string holding placeholders.
+        public struct Argument: Sendable, Equatable {
+            public var type: String
+            public var value: JSONValue
+
+            public init(type: String, value: JSONValue) {
+                self.type = type
+                self.value = value
+            }
+        }
+
+        /// `osc.udp://HOST:PORT` or `osc.tcp://HOST:PORT`.
+        public var url: String
+        public var address: String
+        public var args: [Argument] = []
+        /// TCP framed as OSC 1.1 (SLIP) rather than OSC 1.0 (a size before each packet).
+        public var slip = false
+
+        public static let types = ["i", "h", "f", "d", "s", "T", "F", "N"]
+
+        public init(url: String, address: String) {
+            self.url = url
+            self.address = address
+        }
+    }
+
     public enum Action: Sendable, Equatable {
         case webhook(Webhook)
         case script(Script)
+        case osc(OSC)
     }
 
     public var id: String
@@ -98,11 +129,12 @@ public struct Handler: Sendable, Equatable {
         self.expireAfterMs = expireAfterMs
     }
 
-    /// `webhook` or `script`.
+    /// `webhook`, `script` or `osc`.
     public var kind: String {
         switch action {
         case .webhook: "webhook"
         case .script: "script"
+        case .osc: "osc"
         }
     }
 }

@@ -123,6 +123,15 @@ extension ServeOptions {
         Setting(flag: "mqtt-commands", help: "accept commands on <prefix>/<instance>/button/<id>/set", isSwitch: true) {
             o, v throws(UsageError) in o.mqttCommands = try bool("mqtt-commands", v)
         },
+        Setting(flag: "osc-port", help: "take OSC on this port, UDP and TCP, bound like --host (default off)") {
+            o, v throws(UsageError) in o.oscPort = try int("osc-port", v, 0...65535)
+        },
+        Setting(flag: "osc-allow", help: "CIDRs whose OSC is read (repeatable; default 127.0.0.0/8,::1/128)") { o, v in
+            o.oscAllow = (o.oscAllow ?? []) + list(v)
+        },
+        Setting(flag: "osc-feedback", help: "osc.udp://HOST:PORT told of every change (repeatable)") { o, v in
+            o.oscFeedback += list(v)
+        },
         Setting(flag: "ha-discovery-prefix", help: "Home Assistant discovery prefix (default homeassistant)") {
             o, v throws(UsageError) in o.haDiscoveryPrefix = try topicLevel("ha-discovery-prefix", v)
         },

@@ -80,6 +80,7 @@ public struct DestinationSlots: Sendable, Equatable {
         switch handler.action {
         case .webhook(let webhook): destination(webhook: webhook.url)
         case .script(let script): "script:" + script.name
+        case .osc(let osc): destination(webhook: osc.url)
         }
     }
 }

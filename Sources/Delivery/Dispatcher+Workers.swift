@@ -95,6 +95,8 @@ extension Dispatcher {
                             attempt: row.attempts + 1),
                         stdin: row.payload, groups: scripts
                     ).result
+                case .osc(let osc):
+                    return OSCSender(osc: osc, rules: rules).send([row])[0]
                 }
             }
         }
