@@ -9,15 +9,10 @@ import { fmtDateTime, fmtTime } from "./format.js";
 import { subjectName } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
 import { select, btn } from "./form.js";
+import { handlerTarget } from "./handler-kinds.js";
 
 const STATUSES = ["pending", "in_flight", "ok", "failed", "expired", "blocked"];
 const PAGE = 50;
-
-export function handlerTarget(h) {
-  if (h.webhook) return `${h.webhook.method || "POST"} ${h.webhook.url}`;
-  if (h.script) return ["script", h.script.name, ...(h.script.args || [])].join(" ");
-  return h.target || h.id;
-}
 
 function words(s) { return String(s || "").replace(/_/g, " "); }
 
@@ -55,7 +50,7 @@ export function showDeliveries(h) {
   const older = btn("Older", ".older", { hidden: true });
   older.prepend(icon("down"));
   const what = !h ? "All handlers"
-    : h.webhook || h.script ? `For ${handlerTarget(h)}`
+    : h.webhook || h.script || h.osc ? `For ${handlerTarget(h)}`
       : `For handler ${h.id}${h.owner ? ` of ${h.owner}` : ""}`;
   const view = el("div.editor-view", {},
     el("div.toolbar", {},
