@@ -8,14 +8,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from panel_helpers import key, new_id, open_panel, wait
-
-
-def edit(driver, bid):
-    if driver.find_element(By.ID, "edit-toggle").get_attribute("aria-pressed") != "true":
-        driver.find_element(By.ID, "edit-toggle").click()
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].click()", key(driver, bid))
-    return wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor .handlers")))
+from conftest import ARTIFACTS
+from panel_helpers import edit_button as edit, new_id, open_panel, wait
 
 
 def handler_form(driver):
@@ -111,6 +105,8 @@ def test_osc_handler_made_edited_and_refused_in_the_editor(server, driver):
     assert form.find_element(By.NAME, "oscUrl").get_attribute("value") == "osc.udp://127.0.0.1:53000"
     assert form.find_element(By.NAME, "oscAddress").get_attribute("value") == "/cue/{button}/start"
     assert shown_args(form) == [("i", "{face}"), ("s", "{button}"), ("f", "1.5"), ("T", "")]
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", form.find_element(By.CSS_SELECTOR, ".osc-args"))
+    driver.save_screenshot(str(ARTIFACTS / "panel-osc-handler-form.png"))
     type_into(form.find_element(By.NAME, "oscUrl"), "osc.tcp://127.0.0.1:53001")
     slip = wait(driver).until(lambda d: form.find_element(By.NAME, "oscSlip") if form.find_element(By.NAME, "oscSlip").is_displayed() else None)
     click(driver, slip)
