@@ -4,14 +4,21 @@
 // network untouched, so nothing is ever queued or replayed — a press that cannot reach the
 // server fails at once, in the page.
 
-const CACHE = "buttond-panel-v2";
+const CACHE = "buttond-panel-v3";
 const CORE = [
   "./", "manifest.webmanifest", "favicon.svg", "app/icon.svg", "app/icon-maskable.svg",
   "css/panel.css", "css/keys.css", "css/editor.css",
-  "js/app.js", "js/api.js", "js/button-form.js", "js/deliveries.js", "js/editor-dialog.js", "js/editor.js",
-  "js/form.js", "js/grid.js", "js/handlers.js", "js/health.js", "js/icons.js", "js/key-flip.js",
-  "js/fit.js", "js/key-input.js", "js/key-view.js", "js/kiosk.js", "js/listeners.js", "js/sheet-key.js", "js/vocab.js", "js/tokens.js", "js/log.js", "js/look-fields.js", "js/mode.js",
-  "js/pages.js", "js/pwa.js", "js/sheet-form.js", "js/sheets.js", "js/store.js", "js/stream.js", "js/ui.js",
+  "js/api.js", "js/app.js", "js/button-form.js", "js/colour.js", "js/confirm.js",
+  "js/deliveries.js", "js/dom.js", "js/editor-dialog.js", "js/editor.js", "js/fit.js",
+  "js/form.js", "js/format.js", "js/grid.js", "js/handler-kinds.js", "js/handlers.js",
+  "js/health-dialog.js", "js/health-notes.js", "js/health.js", "js/icons.js", "js/key-flip.js",
+  "js/key-input.js", "js/key-view.js", "js/kiosk.js", "js/listeners.js", "js/log.js",
+  "js/look-fields.js", "js/modal.js", "js/names.js", "js/osc-fields.js", "js/pages.js",
+  "js/pwa.js", "js/sheet-form.js", "js/sheet-key.js", "js/sheets.js", "js/store.js",
+  "js/stream.js", "js/toast.js", "js/tokens.js", "js/vocab.js",
+  "icons/ui/alert.svg", "icons/ui/ban.svg", "icons/ui/chevron.svg", "icons/ui/close.svg",
+  "icons/ui/down.svg", "icons/ui/edit.svg", "icons/ui/exit.svg", "icons/ui/expand.svg",
+  "icons/ui/plus.svg", "icons/ui/sheet.svg", "icons/ui/trash.svg", "icons/ui/up.svg",
 ];
 
 const scope = () => new URL(self.registration.scope);

@@ -29,8 +29,8 @@ export function setToken(token) {
 
 // A kiosk link carries its token in the fragment (`/?kiosk#token=bdt_…`: never sent to a
 // server, not in logs): it is kept like a typed one and taken out of the address bar, so
-// neither the history nor a screenshot shows it.
-function takeTokenFromFragment() {
+// neither the history nor a screenshot shows it. The app calls this before anything else.
+export function takeTokenFromLink() {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
   const token = params.get("token");
   if (!token) return;
@@ -40,12 +40,10 @@ function takeTokenFromFragment() {
   params.delete("token");
   const rest = params.toString().replace(/=(&|$)/g, "$1");
   history.replaceState(history.state, "", location.pathname + location.search + (rest ? "#" + rest : ""));
-  fragmentToken = token;
+  memoryToken = token;
 }
 
-let fragmentToken = "";
-takeTokenFromFragment();
-let memoryToken = fragmentToken || getToken();
+let memoryToken = getToken();
 const tokenListeners = new Set();
 export function onTokenChange(fn) { tokenListeners.add(fn); }
 export function currentToken() { return memoryToken || getToken(); }

@@ -1,23 +1,37 @@
-// buttond control panel: wiring. Loads the registry and the recent history, follows the stream,
-// and decides what this session offers: edit mode for an admin, pages when there are groups,
-// the kiosk when asked for.
+// buttond control panel: the composition root. It makes the parts in order, passing each what
+// it needs (no module subscribes or wires the page when imported), loads the registry and the
+// recent history, follows the stream, and decides what this session offers: edit mode for an
+// admin, pages when there are groups, the kiosk when asked for.
 
-import { get, setToken, setTokenPrompt, currentToken, onTokenChange, onForbidden, probeRole } from "./api.js";
-import { showError, toast, openModal } from "./ui.js";
+import { get, setToken, setTokenPrompt, currentToken, onTokenChange, onForbidden, probeRole, takeTokenFromLink } from "./api.js";
+import { showError, toast } from "./toast.js";
+import { openModal } from "./modal.js";
 import { ingest, loadButtons, loadSheets, onChange, markSeen } from "./store.js";
-import { render, setEditing, isEditing } from "./grid.js";
-import { syncSheets } from "./sheets.js";
+import { initGrid, render, setEditing, isEditing } from "./grid.js";
+import { syncSheets, followSheets } from "./sheets.js";
+import { followLateDowns } from "./key-input.js";
 import { reloadListeners } from "./listeners.js";
 import { initLog } from "./log.js";
 import { initPages } from "./pages.js";
 import { startStream } from "./stream.js";
-import { openEditor, createButton, createSheet, showDeliveries, closeEditor } from "./editor.js";
+import { openEditor, createButton, createSheet, showDeliveries, closeEditor, initEditorDialog } from "./editor.js";
+import { healthDialog } from "./health-dialog.js";
+import { followHealth } from "./health-notes.js";
 import { isKiosk, startKiosk, marksHidden } from "./kiosk.js";
 import { showTokens } from "./tokens.js";
 import { registerWorker } from "./pwa.js";
-import { mode } from "./mode.js";
+import { drawGlyphs } from "./icons.js";
+import { refitWhenFontsLoad } from "./fit.js";
 
 const $ = (id) => document.getElementById(id);
+
+takeTokenFromLink();
+
+// What this session is: a kiosk (asked for in the URL), and whether it may edit (an admin
+// token, not in a kiosk).
+const kiosk = isKiosk();
+let canEdit = true;
+const mayEdit = () => canEdit;
 
 // ---- token prompt (401) ----------------------------------------------------------------
 
@@ -80,11 +94,11 @@ function setEditMode(on) {
 }
 
 function applyRole(role) {
-  mode.canEdit = role === "admin" && !mode.kiosk;
-  editToggle.hidden = !mode.canEdit;
-  $("sign-out").hidden = role !== "press" || mode.kiosk;
+  canEdit = role === "admin" && !kiosk;
+  editToggle.hidden = !canEdit;
+  $("sign-out").hidden = role !== "press" || kiosk;
   document.body.dataset.role = role;
-  if (!mode.canEdit && isEditing()) {
+  if (!canEdit && isEditing()) {
     closeEditor();
     setEditMode(false);
   }
@@ -92,9 +106,9 @@ function applyRole(role) {
 
 async function checkRole() {
   const role = await probeRole();
-  const wasAdmin = mode.canEdit;
+  const wasAdmin = canEdit;
   applyRole(role);
-  return wasAdmin && !mode.canEdit;
+  return wasAdmin && !canEdit;
 }
 
 onForbidden(async () => {
@@ -107,10 +121,6 @@ $("empty-create").addEventListener("click", () => createButton());
 $("add-sheet").addEventListener("click", () => createSheet());
 $("all-deliveries").addEventListener("click", () => showDeliveries(null));
 $("tokens").addEventListener("click", () => showTokens());
-$("health-close").addEventListener("click", () => $("health-dialog").close());
-mode.openEditor = openEditor;
-mode.createInGroup = (group) => createButton(group);
-mode.showDeliveries = showDeliveries;
 
 // ---- data -----------------------------------------------------------------------------
 
@@ -139,7 +149,7 @@ async function boot() {
       streamStarted = true;
       startStream({ onStatus: setConn, onResync: resync });
     }
-    if (!mode.kiosk) await checkRole();
+    if (!kiosk) await checkRole();
   } catch (err) {
     if (bootFailures++ === 0 || err.status !== 0) showError(err, "Loading the panel");
     setConn("offline");
@@ -151,9 +161,22 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible" && streamStarted) resync().catch((e) => showError(e, "Refreshing"));
 });
 
-mode.kiosk = isKiosk();
+// ---- the parts, in order ---------------------------------------------------------------
+
+drawGlyphs();
+refitWhenFontsLoad();
+initEditorDialog();
+followLateDowns();
+followSheets();
+initGrid({
+  openEditor,
+  createInGroup: (group) => createButton(group),
+  openHealth: healthDialog({ canEdit: mayEdit, showDeliveries }),
+});
+followHealth({ canEdit: mayEdit, showDeliveries });
+
 document.body.classList.toggle("no-marks", marksHidden());
-if (mode.kiosk) {
+if (kiosk) {
   startKiosk();
   applyRole("press");
   document.body.dataset.role = "kiosk";

@@ -3,12 +3,14 @@
 // handlers first: attaching a webhook is what most visits are for.
 
 import { post, patch, enc } from "./api.js";
-import { el, toast } from "./ui.js";
+import { el } from "./dom.js";
+import { toast } from "./toast.js";
 import { buttons, changed } from "./store.js";
 import { show, back, closeEditor, deleteEntry } from "./editor-dialog.js";
 import { NAME_RE, field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError, toHex } from "./form.js";
 import { lookFields } from "./look-fields.js";
 import { handlersSection } from "./handlers.js";
+import { title, facesOf, faceLabel } from "./names.js";
 
 const TRANSITIONS = ["flip-from-left", "flip-from-right", "curl-up", "curl-down", "cross-dissolve", "none"];
 const CURVES = ["ease-in-out", "ease-in", "ease-out", "linear"];
@@ -20,11 +22,11 @@ export function createButton(group = "") {
 
 export function editButton(id) {
   const b = buttons.get(id);
-  if (b) show(`Button “${b.label || id}”`, buttonForm(b));
+  if (b) show(`Button “${title(b)}”`, buttonForm(b));
 }
 
 function toggleFieldset(b) {
-  const faces = b.faces && b.faces.length === 2 ? b.faces : [{ label: "Off" }, { label: "On" }];
+  const faces = facesOf(b);
   const flip = b.flip || { transition: "flip-from-left", curve: "ease-in-out", durationMs: 400 };
   const faceFields = faces.map((f, i) => el("div.face-edit", {},
     el("span.face-edit-title", { text: i === 0 ? "Face 0 (off)" : "Face 1 (on, pressed)" }),
@@ -84,7 +86,7 @@ function buttonForm(b, group = "") {
     gestureFieldset(b, isNew),
     err,
     actions(
-      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("buttons", buttons, b, b.label || b.id) } }),
+      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("buttons", buttons, b, title(b)) } }),
       btn("Cancel", "", { on: { click: () => (isNew ? closeEditor() : back()) } }),
       el("button.btn.btn-primary", { type: "submit", text: isNew ? "Create button" : "Save" })));
   form.querySelector(".dialog-actions").classList.add("sticky-actions");
@@ -112,8 +114,8 @@ function buttonForm(b, group = "") {
       if (buttons.get(saved.id) && buttons.get(saved.id).state && !saved.state) saved.state = buttons.get(saved.id).state;
       buttons.set(saved.id, saved);
       changed("buttons");
-      toast(isNew ? `Created “${saved.label || saved.id}”` : `Saved “${saved.label || saved.id}”`, { kind: "ok" });
-      show(`Button “${saved.label || saved.id}”`, buttonForm(saved), { replace: true });
+      toast(isNew ? `Created “${title(saved)}”` : `Saved “${title(saved)}”`, { kind: "ok" });
+      show(`Button “${title(saved)}”`, buttonForm(saved), { replace: true });
     } catch (ex) {
       showFormError(form, err, ex);
     } finally {
@@ -150,7 +152,7 @@ function readBody(form, b, isNew, look) {
   Object.assign(body, look.read(form));
   if (body.kind === "toggle") {
     body.faces = [0, 1].map((i) => {
-      const face = { label: f[`face${i}Label`].value.trim() || (i ? "On" : "Off") };
+      const face = { label: f[`face${i}Label`].value.trim() || faceLabel(null, i) };
       if (f[`face${i}UseColor`].checked) face.color = f[`face${i}Color`].value;
       return face;
     });

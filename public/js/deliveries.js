@@ -2,19 +2,17 @@
 // older pages on demand; a row opens to its attempts and can be redelivered.
 
 import { get, post, enc } from "./api.js";
-import { el, icon, toast, showError, fmtDateTime, fmtTime } from "./ui.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
+import { toast, showError } from "./toast.js";
+import { fmtDateTime, fmtTime } from "./format.js";
 import { subjectName } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
 import { select, btn } from "./form.js";
+import { handlerTarget } from "./handler-kinds.js";
 
 const STATUSES = ["pending", "in_flight", "ok", "failed", "expired", "blocked"];
 const PAGE = 50;
-
-export function handlerTarget(h) {
-  if (h.webhook) return `${h.webhook.method || "POST"} ${h.webhook.url}`;
-  if (h.script) return ["script", h.script.name, ...(h.script.args || [])].join(" ");
-  return h.target || h.id;
-}
 
 function words(s) { return String(s || "").replace(/_/g, " "); }
 
@@ -50,9 +48,9 @@ export function showDeliveries(h) {
   const list = el("ul.delivery-list");
   const note = el("p.muted", { text: "Loading…" });
   const older = btn("Older", ".older", { hidden: true });
-  older.prepend(icon("older"));
+  older.prepend(icon("down"));
   const what = !h ? "All handlers"
-    : h.webhook || h.script ? `For ${handlerTarget(h)}`
+    : h.webhook || h.script || h.osc ? `For ${handlerTarget(h)}`
       : `For handler ${h.id}${h.owner ? ` of ${h.owner}` : ""}`;
   const view = el("div.editor-view", {},
     el("div.toolbar", {},

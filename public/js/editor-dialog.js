@@ -1,7 +1,10 @@
 // The editor dialog: one modal that shows view after view (button, handler, deliveries…) with a
 // Back button. On a phone it fills the screen.
 
-import { el, openModal, toast, showError, confirmAction } from "./ui.js";
+import { el } from "./dom.js";
+import { openModal } from "./modal.js";
+import { toast, showError } from "./toast.js";
+import { confirmAction } from "./confirm.js";
 import { del, enc } from "./api.js";
 import { changed } from "./store.js";
 
@@ -57,7 +60,8 @@ export function closeEditor() {
   if (dlg.open) dlg.close();
 }
 
-{
+/** Wires the dialog's close button, its backdrop and its Escape. */
+export function initEditorDialog() {
   const dlg = dialog();
   dlg.querySelector("[data-close]").addEventListener("click", closeEditor);
   dlg.addEventListener("close", () => { stack = []; });

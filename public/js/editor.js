@@ -4,11 +4,11 @@
 import { editButton, createButton } from "./button-form.js";
 import { editSheet, createSheet } from "./sheet-form.js";
 import { showDeliveries } from "./deliveries.js";
-import { closeEditor } from "./editor-dialog.js";
+import { closeEditor, initEditorDialog } from "./editor-dialog.js";
 
 export function openEditor(kind, id) {
   if (kind === "sheet") editSheet(id);
   else editButton(id);
 }
 
-export { createButton, createSheet, showDeliveries, closeEditor };
+export { createButton, createSheet, showDeliveries, closeEditor, initEditorDialog };

@@ -50,4 +50,7 @@ export function refitAll() {
   for (const nodes of boxes.values()) for (const node of nodes) fit(node);
 }
 
-if (document.fonts && document.fonts.ready) document.fonts.ready.then(refitAll);
+/** Fits everything again once the web fonts are in (they change every text's size). */
+export function refitWhenFontsLoad() {
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(refitAll);
+}

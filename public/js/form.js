@@ -1,7 +1,8 @@
 // Form helpers for the editor: labelled fields, and errors shown next to the field they are
 // about (scrolled into view and focused), with a toast as well.
 
-import { el, showError } from "./ui.js";
+import { el } from "./dom.js";
+import { showError } from "./toast.js";
 
 export const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

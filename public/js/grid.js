@@ -2,24 +2,29 @@
 // there is more than one. Keys follow control events from the stream; render() follows the
 // registry and what listens for each button (listeners.js).
 
-import { el, icon, showError } from "./ui.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
+import { showError } from "./toast.js";
 import { buttons, sheets, groupedKeys, onEvent, loadButtons } from "./store.js";
 import { KeyView } from "./key-view.js";
 import { SheetKey } from "./sheet-key.js";
 import { onListenersChange } from "./listeners.js";
-import { mode } from "./mode.js";
 import { choosePage, renderTabs, pageTitle, onPageChange, takeDirection } from "./pages.js";
 
 const views = new Map(); // "button:id" or "sheet:id" -> KeyView or SheetKey
 const sectionIds = new Map(); // group name -> section id
 let nextSection = 1;
 
+let editing = false;
+let actions = null;   // what the keys do in edit mode and on their health marks (initGrid)
+let createInGroup = () => {};
+
 export function setEditing(on) {
-  mode.editing = on;
+  editing = on;
   for (const v of views.values()) v.setEditing(on);
   render();
 }
-export function isEditing() { return mode.editing; }
+export function isEditing() { return editing; }
 
 let reloadTimer = null;
 function scheduleReload() {
@@ -27,15 +32,23 @@ function scheduleReload() {
   reloadTimer = setTimeout(() => loadButtons().catch((err) => showError(err, "Loading buttons")), 150);
 }
 
-onEvent((ev, source) => {
-  if (!ev.button || source === "history") return;
-  const view = views.get(`button:${ev.button}`);
-  if (!view) { scheduleReload(); return; }
-  view.apply(ev);
-});
-
-onPageChange(() => render());
-onListenersChange(() => { for (const v of views.values()) if (v instanceof KeyView) v.update(v.b); });
+/**
+ * Starts the grid: its keys follow control events, pages and listeners from now on.
+ * `openEditor(kind, id)` edits a key's button or sheet, `createInGroup(group)` makes a new
+ * button on a page, `openHealth(id, kind)` tells why a key's handler is failing.
+ */
+export function initGrid({ openEditor, openHealth, createInGroup: create }) {
+  actions = { editing: () => editing, openEditor, openHealth };
+  createInGroup = create;
+  onEvent((ev, source) => {
+    if (!ev.button || source === "history") return;
+    const view = views.get(`button:${ev.button}`);
+    if (!view) { scheduleReload(); return; }
+    view.apply(ev);
+  });
+  onPageChange(() => render());
+  onListenersChange(() => { for (const v of views.values()) if (v instanceof KeyView) v.update(v.b); });
+}
 
 function sectionId(name) {
   if (!sectionIds.has(name)) sectionIds.set(name, `page-${nextSection++}`);
@@ -68,14 +81,14 @@ function fillKeys(keysEl, g, alive) {
     const key = `${kind}:${item.id}`;
     alive.add(key);
     let v = views.get(key);
-    if (!v) { v = kind === "sheet" ? new SheetKey(item) : new KeyView(item); views.set(key, v); }
+    if (!v) { v = kind === "sheet" ? new SheetKey(item, actions) : new KeyView(item, actions); views.set(key, v); }
     else if (kind === "sheet" ? v.s !== item : v.b !== item) v.update(item, { fromServer: true });
-    v.setEditing(mode.editing);
+    v.setEditing(editing);
     nodes.push(v.cell);
   }
-  if (mode.editing) {
+  if (editing) {
     const add = keysEl.querySelector(":scope > .key-add") ||
-      el("button.key.key-add", { type: "button", on: { click: () => mode.createInGroup(g.name) } },
+      el("button.key.key-add", { type: "button", on: { click: () => createInGroup(g.name) } },
         icon("plus"), el("span", { text: "New button" }));
     nodes.push(add);
   }

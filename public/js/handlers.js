@@ -1,17 +1,21 @@
-// Handlers of a button or sheet: webhooks and scripts, with their health, a test delivery,
-// a new secret, and the form that shows and changes all a handler has (method, body and
-// header templates, timeouts, attempts, ordered).
+// Handlers of a button or sheet: webhooks, scripts and OSC messages, with their health, a test
+// delivery, a new secret, and the form that shows and changes all a handler has (method, body
+// and header templates, timeouts, attempts, ordered; an OSC message's typed arguments).
 
 import { get, post, patch, del, enc } from "./api.js";
-import { el, toast, showError, confirmAction } from "./ui.js";
+import { el } from "./dom.js";
+import { toast, showError } from "./toast.js";
+import { confirmAction } from "./confirm.js";
 import { show, back, onReturn } from "./editor-dialog.js";
 import { field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError } from "./form.js";
-import { showDeliveries, handlerTarget } from "./deliveries.js";
+import { showDeliveries } from "./deliveries.js";
+import { KINDS, handlerKind, kindWord, handlerTarget, PLACEHOLDERS } from "./handler-kinds.js";
+import { oscFields } from "./osc-fields.js";
 import { handlerEvents, naturalEvent } from "./vocab.js";
 import { reloadListeners } from "./listeners.js";
+import { optionLabel } from "./names.js";
 
 const METHODS = ["POST", "PUT", "PATCH", "GET", "DELETE"];
-const PLACEHOLDERS = "{button} {type} {seq} {t} {face} {option} {label} {id}";
 
 export function handlersSection(ownerKind, owner) {
   const list = el("ul.handler-list");
@@ -22,8 +26,8 @@ export function handlersSection(ownerKind, owner) {
       el("h3", { text: "Handlers" }),
       btn("Add handler", ".btn-primary.btn-small", { on: { click: () => show("New handler", handlerForm(ownerKind, owner, null, refresh)) } })),
     el("p.help", { text: ownerKind === "sheet"
-      ? "Run a webhook or a script when an option is chosen (or the sheet opens or is cancelled)."
-      : "Run a webhook or a script when this button is tapped, held, double-tapped, flipped…" }),
+      ? "Run a webhook, a script or an OSC message when an option is chosen (or the sheet opens or is cancelled)."
+      : "Run a webhook, a script or an OSC message when this button is tapped, held, double-tapped, flipped…" }),
     status, list);
 
   async function refresh() {
@@ -64,7 +68,7 @@ function handlerCard(ownerKind, owner, h, refresh) {
   const health = h.health && h.health.state && h.health.state !== "ok" ? h.health : null;
   return el("li.handler-card", { dataset: { handler: h.id, health: health ? health.state : "ok" } },
     el("div.handler-top", {},
-      el("span.kind-chip", { dataset: { kind: h.webhook ? "webhook" : "script" }, text: h.webhook ? "Webhook" : "Script" }),
+      el("span.kind-chip", { dataset: { kind: handlerKind(h) }, text: KINDS.find(([k]) => k === handlerKind(h))[1] }),
       el("span.handler-target", { title: handlerTarget(h), text: handlerTarget(h) }),
       el("label.switch", {}, enabled, el("span.switch-track", { "aria-hidden": "true" }))),
     el("div.chips", {}, ...on),
@@ -78,16 +82,18 @@ function handlerCard(ownerKind, owner, h, refresh) {
       h.webhook ? btn("New secret", ".btn-small", { on: { click: () => rotateSecret(h) } }) : null,
       btn("Edit", ".btn-small", { on: { click: () => show("Edit handler", handlerForm(ownerKind, owner, h, refresh)) } }),
       btn("Delete", ".btn-small.btn-danger-ghost", { on: { click: async () => {
-        if (!(await confirmAction(`Delete this ${h.webhook ? "webhook" : "script"} handler (${handlerTarget(h)})?`))) return;
+        if (!(await confirmAction(`Delete this ${kindWord(h)} handler (${handlerTarget(h)})?`))) return;
         try { await del(`handlers/${enc(h.id)}`); toast("Handler deleted", { kind: "ok" }); refresh(); } catch (err) { showError(err, "Delete handler"); }
       } } })));
 }
 
-/** What a card says besides the target: a body template, headers, timeouts, order. */
+/** What a card says besides the target: a body template, headers, arguments, timeouts, order. */
 function handlerDetails(h) {
   const w = h.webhook;
-  const run = w || h.script || {};
+  const run = w || h.script || h.osc || {};
   const bits = [];
+  if (h.osc && h.osc.args && h.osc.args.length) bits.push(`args ${h.osc.args.map((a) => a.type).join("")}`);
+  if (h.osc && h.osc.slip) bits.push("SLIP");
   if (w && w.body !== undefined) bits.push("body template");
   if (w && w.headers && Object.keys(w.headers).length) bits.push(`headers: ${Object.keys(w.headers).join(", ")}`);
   if (run.timeoutMs) bits.push(`timeout ${run.timeoutMs} ms`);
@@ -174,17 +180,18 @@ function readScript(form) {
 function handlerForm(ownerKind, owner, h, refresh) {
   const isNew = !h;
   h = h || { on: [naturalEvent(ownerKind, owner)], enabled: true, ordered: true, webhook: { url: "" } };
-  const type = h.script ? "script" : "webhook";
+  const type = handlerKind(h);
   const events = handlerEvents(ownerKind, owner);
   const err = errorBox();
 
   const typeSeg = el("div.segmented", { role: "radiogroup", "aria-label": "Handler type" },
-    ...[["webhook", "Webhook"], ["script", "Script"]].map(([v, l]) => el("label", {},
+    ...KINDS.map(([v, l]) => el("label", {},
       el("input", { type: "radio", name: "htype", value: v, checked: type === v, disabled: !isNew }), el("span", { text: l }))));
   const webhookFields = webhookFieldset(h.webhook || {});
   const scriptFields = scriptFieldset(h.script || {});
+  const osc = oscFields(h.osc || {});
   const optionSelect = ownerKind === "sheet"
-    ? field("Option", select("option", [["", "Any option"], ...(owner.options || []).map((o) => [o.id, o.label || o.id])], h.option || ""), "Only for this option (select events).")
+    ? field("Option", select("option", [["", "Any option"], ...(owner.options || []).map((o) => [o.id, optionLabel(o)])], h.option || ""), "Only for this option (select events).")
     : null;
 
   const form = el("form.form", { novalidate: true },
@@ -196,7 +203,7 @@ function handlerForm(ownerKind, owner, h, refresh) {
       el("div.field", {}, checkbox("ordered", h.ordered !== false, "In order"),
         el("span.help", { text: "A delivery waiting for its retry holds back this handler's later ones." }))),
     el("div.field", {}, el("span.label", { text: "Do" }), typeSeg),
-    webhookFields, scriptFields,
+    webhookFields, scriptFields, osc.fieldset,
     err,
     actions(
       btn("Cancel", "", { on: { click: back } }),
@@ -206,6 +213,7 @@ function handlerForm(ownerKind, owner, h, refresh) {
     const t = form.elements.htype.value;
     webhookFields.hidden = webhookFields.disabled = t !== "webhook";
     scriptFields.hidden = scriptFields.disabled = t !== "script";
+    osc.fieldset.hidden = osc.fieldset.disabled = t !== "osc";
   };
   const caption = () => {
     const f = form.elements;
@@ -230,6 +238,8 @@ function handlerForm(ownerKind, owner, h, refresh) {
       const { webhook, error } = readWebhook(form, isNew ? null : h.webhook);
       if (error) { showFormError(form, err, error); return; }
       body.webhook = webhook;
+    } else if (f.htype.value === "osc") {
+      body.osc = osc.read(form);
     } else {
       body.script = readScript(form);
     }

@@ -1,11 +1,9 @@
-// Handler health where you press: a key (or sheet) whose handlers are failing or disabled shows
-// a mark, and the reason is one tap away. A change of health is a line in the log; a handler
-// disabled by a 410 Gone is also a toast, on every open panel.
+// Handler health as a key shows it: a key (or sheet) whose handlers are failing or disabled
+// shows a mark, and the reason is one tap away (health-dialog.js). Changes of health are lines
+// in the log and, for a 410, a toast (health-notes.js).
 
-import { toast, openModal } from "./ui.js";
-import { buttons, sheets, onRegistry, title } from "./store.js";
-import { addNote } from "./log.js";
-import { mode } from "./mode.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
 
 /** The health worth showing ({state: failing|disabled, reason, handler}), or null when fine. */
 export function healthOf(obj) {
@@ -14,50 +12,18 @@ export function healthOf(obj) {
   return h;
 }
 
-export function openHealth(id, kind = "button") {
-  const obj = (kind === "sheet" ? sheets : buttons).get(id);
+/** "handler disabled" or "handler failing". */
+export function healthWords(h) {
+  return h.state === "disabled" ? "handler disabled" : "handler failing";
+}
+
+/** Shows `obj`'s health (called `name`) on its key cell and the cell's health mark button. */
+export function showHealthMark(cell, mark, name, obj) {
   const h = healthOf(obj);
+  cell.dataset.health = h ? h.state : "ok";
+  mark.hidden = !h;
   if (!h) return;
-  const dlg = document.getElementById("health-dialog");
-  dlg.dataset.state = h.state;
-  document.getElementById("health-title").textContent =
-    `${title(obj)}: ${h.state === "disabled" ? "handler disabled" : "handler failing"}`;
-  document.getElementById("health-reason").textContent = h.reason || "No reason given.";
-  document.getElementById("health-handler").textContent = h.handler ? `Handler ${h.handler}` : "";
-  const show = document.getElementById("health-deliveries");
-  show.hidden = !(mode.canEdit && h.handler);
-  show.onclick = () => {
-    dlg.close();
-    mode.showDeliveries({ id: h.handler, owner: title(obj) });
-  };
-  openModal(dlg);
+  mark.setAttribute("aria-label", `${name}: ${healthWords(h)}. Show why`);
+  mark.title = `${healthWords(h)}: ${h.reason || ""}`;
+  mark.replaceChildren(el("span.health-dot", {}, icon(h.state === "disabled" ? "ban" : "alert")));
 }
-
-function same(a, b) {
-  if (!a && !b) return true;
-  return !!a && !!b && a.state === b.state && a.reason === b.reason && a.handler === b.handler;
-}
-
-onRegistry((msg, previous) => {
-  if (msg.op !== "put") return;
-  const obj = msg[msg.kind];
-  const before = healthOf(previous);
-  const now = healthOf(obj);
-  if (!previous || same(before, now)) return;
-  const name = title(obj);
-  if (now) {
-    addNote({ subject: obj.id, name, type: now.state === "disabled" ? "handler disabled" : "handler failing", text: now.reason || "" });
-  } else {
-    addNote({ subject: obj.id, name, type: "handler ok", text: "deliveries succeed again", kind: "health-ok" });
-  }
-  const newlyDisabled = now && now.state === "disabled" && (!before || before.state !== "disabled");
-  if (newlyDisabled && /\b410\b/.test(now.reason || "")) {
-    toast(`${name}: handler disabled — ${now.reason}`, {
-      kind: "error",
-      timeout: 12000,
-      action: mode.canEdit && now.handler
-        ? { label: "Deliveries", run: () => mode.showDeliveries({ id: now.handler, owner: name }) }
-        : undefined,
-    });
-  }
-});

@@ -3,9 +3,8 @@
 // Nothing is queued while offline: a press that cannot reach the server fails at once.
 
 import { post, enc, ApiError } from "./api.js";
-import { showError, toast } from "./ui.js";
+import { showError, toast } from "./toast.js";
 import { ingest, reloadButton, onEvent, subjectName } from "./store.js";
-import { mode } from "./mode.js";
 
 // One chain per button, so an up never overtakes its down.
 const queues = new Map();
@@ -31,11 +30,15 @@ const INPUT_TIMEOUT_MS = 3000;
 // still apply one (the request had reached it); when that touch-down shows on the stream,
 // it is cancelled at once, so the key is not left held until maxHoldMs.
 const givenUp = new Map();
-onEvent((ev, source) => {
-  if (ev.type !== "touch-down" || source === "history" || givenUp.get(ev.button) !== ev.t) return;
-  givenUp.delete(ev.button);
-  post(`buttons/${enc(ev.button)}/cancel`, {}).catch(() => {});
-});
+
+/** Follows the stream from now on, cancelling a given-up down as soon as it shows. */
+export function followLateDowns() {
+  onEvent((ev, source) => {
+    if (ev.type !== "touch-down" || source === "history" || givenUp.get(ev.button) !== ev.t) return;
+    givenUp.delete(ev.button);
+    post(`buttons/${enc(ev.button)}/cancel`, {}).catch(() => {});
+  });
+}
 
 function failed(view, kind, err) {
   const timedOut = err.code === "timeout";
@@ -123,11 +126,11 @@ export function bindInput(view) {
   node.addEventListener("selectstart", (e) => e.preventDefault());
 
   node.addEventListener("click", (e) => {
-    if (mode.editing) { e.preventDefault(); mode.openEditor("button", view.id); }
+    if (view.actions.editing()) { e.preventDefault(); view.actions.openEditor("button", view.id); }
   });
 
   node.addEventListener("pointerdown", (e) => {
-    if (mode.editing) return;
+    if (view.actions.editing()) return;
     if (e.pointerType === "mouse" && e.button !== 0) return;
     if (view.press) return; // a second finger on the same key is ignored
     e.preventDefault();
@@ -156,7 +159,7 @@ export function bindInput(view) {
   node.addEventListener("lostpointercapture", (e) => finish(e, "cancel"));
 
   node.addEventListener("keydown", (e) => {
-    if (mode.editing) return;
+    if (view.actions.editing()) return;
     if (e.key !== " " && e.key !== "Enter") return;
     e.preventDefault();
     if (e.repeat || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -164,7 +167,7 @@ export function bindInput(view) {
     begin(view, e, "key:" + e.key, "keyboard");
   });
   node.addEventListener("keyup", (e) => {
-    if (mode.editing) return;
+    if (view.actions.editing()) return;
     if (e.key !== " " && e.key !== "Enter") return;
     e.preventDefault();
     const p = view.press;

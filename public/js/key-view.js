@@ -2,15 +2,16 @@
 // state from control events (held, long press, taps, a toggle's face), and what assistive
 // technology hears: the name is the label alone, everything else is the description.
 
-import { el, svg, icon, readableOn } from "./ui.js";
-import { setIcon, iconSpan } from "./icons.js";
+import { el, svg } from "./dom.js";
+import { readableOn } from "./colour.js";
+import { setIcon, iconSpan, icon } from "./icons.js";
 import { configureFlip, setFace } from "./key-flip.js";
 import { bindInput } from "./key-input.js";
-import { openHealth, healthOf } from "./health.js";
-import { mode } from "./mode.js";
+import { healthOf, showHealthMark } from "./health.js";
 import { listensFor } from "./listeners.js";
-import { N_TAPS, nTapFlash } from "./vocab.js";
+import { N_TAPS, nTapFlash, nTapHint } from "./vocab.js";
 import { keepFitted, forget } from "./fit.js";
+import { title, facesOf, faceLabel } from "./names.js";
 
 const SIZES = new Set(["1x1", "2x1", "1x2", "2x2"]);
 
@@ -24,14 +25,17 @@ function hints(b) {
   const repeats = b.repeatMs > 0 && listensFor(b.id, ["repeat"]);
   if (repeats || listensFor(b.id, ["long-press", "long-press-end"])) list.push(`hold ${fmtMs(b.longPressMs ?? 500)}`);
   const n = b.maxTaps ?? 2;
-  if (n >= 2 && listensFor(b.id, N_TAPS.slice(2, n + 1))) list.push(["", "", "double-tap", "triple-tap", "4× tap", "5× tap"][n]);
+  if (n >= 2 && listensFor(b.id, N_TAPS.slice(2, n + 1))) list.push(nTapHint(n));
   if (repeats) list.push("repeats");
   return list;
 }
 
+/** A button's key. `actions` come from the grid: `editing()`, `openEditor(kind, id)`,
+ *  `openHealth(id, kind)`. */
 export class KeyView {
-  constructor(b) {
+  constructor(b, actions) {
     this.id = b.id;
+    this.actions = actions;
     this.b = b;
     this.press = null;          // the local press in progress
     this.releasedAt = 0;        // t of our last local up/cancel: stream events before it are ours, already shown
@@ -39,7 +43,7 @@ export class KeyView {
     this.angle = 0;
     this.axis = "";
     this.desc = el("span.visually-hidden", { id: `kd-${b.id}` });
-    this.healthBtn = el("button.health-mark", { type: "button", hidden: true, on: { click: () => openHealth(this.id) } });
+    this.healthBtn = el("button.health-mark", { type: "button", hidden: true, on: { click: () => actions.openHealth(this.id, "button") } });
     this.build();
     this.cell = el("div.key-cell", { dataset: { id: b.id } }, this.node, this.healthBtn, this.desc);
     this.update(b, { fromServer: true });
@@ -72,7 +76,7 @@ export class KeyView {
       node.append(el("span.key-cap", { "aria-hidden": "true" }), this.icons[0], this.labelEl, this.statusEl,
         this.hint, this.ring, this.badge, editMark);
     }
-    if (mode.editing) node.classList.add("editing");
+    if (this.actions.editing()) node.classList.add("editing");
     this.node = node;
     bindInput(this);
   }
@@ -86,7 +90,7 @@ export class KeyView {
       old.replaceWith(this.node);
     }
     this.b = b;
-    const label = b.label || b.id;
+    const label = title(b);
     this.node.dataset.label = label;
     this.node.setAttribute("aria-label", label);
     this.applyLook();
@@ -101,7 +105,7 @@ export class KeyView {
       this.hint.replaceChildren(...list.map((h, i) => el("span.hint-part", { text: (i ? "· " : "") + h })));
     }
     this.fitLabels();
-    this.node.title = mode.editing ? `Edit ${label}` : "";
+    this.node.title = this.actions.editing() ? `Edit ${label}` : "";
     if (fromServer && b.state && !this.press) {
       if (b.state.held) this.showHeld(0, true); else this.release();
     }
@@ -125,11 +129,10 @@ export class KeyView {
     this.node.style.setProperty("--key-color", color || "");
     this.node.style.setProperty("--key-fg", fg || "");
     if (this.kind === "toggle") {
-      const faces = b.faces && b.faces.length === 2 ? b.faces : [{ label: "Off" }, { label: "On" }];
-      faces.forEach((f, i) => {
+      facesOf(b).forEach((f, i) => {
         const face = this.faceEls[i];
-        face.querySelector(".face-caption").textContent = b.label || b.id;
-        face.querySelector(".face-label").textContent = f.label || (i ? "On" : "Off");
+        face.querySelector(".face-caption").textContent = title(b);
+        face.querySelector(".face-label").textContent = faceLabel(b, i);
         // A face keeps its own colour; face 0 without one shows the key's colour.
         const bg = f.color || (i === 0 ? color : "");
         face.classList.toggle("has-color", !!bg);
@@ -145,15 +148,7 @@ export class KeyView {
     this.statusEl.hidden = !status;
     this.node.classList.toggle("has-status", !!status);
 
-    const h = healthOf(b);
-    this.cell.dataset.health = h ? h.state : "ok";
-    this.healthBtn.hidden = !h;
-    if (h) {
-      const what = h.state === "disabled" ? "handler disabled" : "handler failing";
-      this.healthBtn.setAttribute("aria-label", `${b.label || b.id}: ${what}. Show why`);
-      this.healthBtn.title = `${what}: ${h.reason || ""}`;
-      this.healthBtn.replaceChildren(el("span.health-dot", {}, icon(h.state === "disabled" ? "ban" : "alert")));
-    }
+    showHealthMark(this.cell, this.healthBtn, title(b), b);
   }
 
   /** The accessible description: held, face, status, health, then the gesture hints. */
@@ -161,9 +156,7 @@ export class KeyView {
     const b = this.b;
     const parts = [];
     if (this.kind === "toggle") {
-      const faces = b.faces || [];
-      const face = this.face || 0;
-      parts.push(`${(faces[face] && faces[face].label) || (face ? "On" : "Off")}.`);
+      parts.push(`${faceLabel(b, this.face || 0)}.`);
     } else if (this.node.classList.contains("held")) {
       parts.push("Held.");
     }
@@ -184,7 +177,7 @@ export class KeyView {
 
   setEditing(on) {
     this.node.classList.toggle("editing", on);
-    this.node.title = on ? `Edit ${this.b.label || this.id}` : "";
+    this.node.title = on ? `Edit ${title(this.b)}` : "";
   }
 
   remove() {

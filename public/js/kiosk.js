@@ -5,7 +5,9 @@
 // then the admin token if the server has one). `marks=off` hides the handlers' health marks.
 
 import { API, setToken } from "./api.js";
-import { el, icon, openModal } from "./ui.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
+import { openModal } from "./modal.js";
 
 const EXIT_HOLD_MS = 2000;
 

@@ -3,26 +3,25 @@
 // too. A separate polite live region announces gestures only. On a phone the log is a drawer
 // at the bottom of the screen, always in reach.
 
-import { el, fmtTime } from "./ui.js";
+import { el } from "./dom.js";
+import { fmtTime } from "./format.js";
 import { onEvent, buttons, sheets, lastSeq, subjectName } from "./store.js";
 import { category, isGesture, spoken } from "./vocab.js";
+import { faceLabel, optionLabel } from "./names.js";
 
 const MAX = 300;
 const RAW_KEY = "buttond.logRaw";
 let list, empty, filterInput, rawSwitch, announcer, peek, logEl, toggleBtn;
 
 function faceName(ev) {
-  const b = buttons.get(ev.button);
-  const faces = (b && b.faces) || [];
-  const d = ev.data || {};
-  return (faces[d.face] && faces[d.face].label) || (d.face ? "On" : "Off");
+  return faceLabel(buttons.get(ev.button), (ev.data || {}).face);
 }
 
 function optionName(ev) {
   const s = sheets.get(ev.sheet);
   const d = ev.data || {};
   const opt = s && s.options && s.options.find((o) => o.id === d.option);
-  return opt ? opt.label || opt.id : String(d.option ?? "");
+  return opt ? optionLabel(opt) : String(d.option ?? "");
 }
 
 function describe(ev) {

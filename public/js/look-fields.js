@@ -1,7 +1,8 @@
 // The "Look" part of the button form: colour swatches (or any colour), an icon from the bundled
 // set, the size on the grid and the status line, with a live preview of the key.
 
-import { el, readableOn } from "./ui.js";
+import { el } from "./dom.js";
+import { readableOn } from "./colour.js";
 import { iconNames, iconSpan, setIcon } from "./icons.js";
 import { field, input, toHex } from "./form.js";
 

@@ -3,7 +3,7 @@
 // #/page/NAME (#kiosk/page/NAME in a kiosk opened with #kiosk). The ungrouped buttons are the
 // page with no name (#/page/).
 
-import { el } from "./ui.js";
+import { el } from "./dom.js";
 
 const MAIN = "Main";
 let names = [];

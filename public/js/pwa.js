@@ -2,7 +2,7 @@
 // files so it opens at once, and never touches the API. When the worker sees that the panel's
 // files changed on the server, it says so and a reload picks them up.
 
-import { toast } from "./ui.js";
+import { toast } from "./toast.js";
 
 let told = false;
 

@@ -2,11 +2,14 @@
 // an existing sheet shows its handlers first.
 
 import { post, patch, enc } from "./api.js";
-import { el, icon, toast, showError } from "./ui.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
+import { toast, showError } from "./toast.js";
 import { sheets, changed } from "./store.js";
 import { show, closeEditor, deleteEntry } from "./editor-dialog.js";
 import { NAME_RE, field, input, numberInput, num, checkbox, errorBox, actions, btn, showFormError, slug } from "./form.js";
 import { handlersSection } from "./handlers.js";
+import { title } from "./names.js";
 
 export function createSheet() {
   show("New sheet", sheetForm(null));
@@ -14,7 +17,7 @@ export function createSheet() {
 
 export function editSheet(id) {
   const s = sheets.get(id);
-  if (s) show(`Sheet “${s.title || id}”`, sheetForm(s));
+  if (s) show(`Sheet “${title(s)}”`, sheetForm(s));
 }
 
 function sheetForm(s) {
@@ -58,7 +61,7 @@ function sheetForm(s) {
       btn("Add option", ".btn-ghost.btn-small", { on: { click: () => addRow().querySelector("input").focus() } })),
     err,
     actions(
-      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("sheets", sheets, s, s.title || s.id) } }),
+      isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("sheets", sheets, s, title(s)) } }),
       isNew ? null : btn("Open now", "", { on: { click: async () => {
         try { await post(`sheets/${enc(s.id)}/open`); closeEditor(); } catch (ex) { showError(ex, "Open"); }
       } } }),
@@ -88,8 +91,8 @@ function sheetForm(s) {
       const saved = isNew ? await post("sheets", body) : await patch(`sheets/${enc(s.id)}`, body);
       sheets.set(saved.id, saved);
       changed("sheets");
-      toast(isNew ? `Created sheet “${saved.title || saved.id}”` : "Saved", { kind: "ok" });
-      show(`Sheet “${saved.title || saved.id}”`, sheetForm(saved), { replace: true });
+      toast(isNew ? `Created sheet “${title(saved)}”` : "Saved", { kind: "ok" });
+      show(`Sheet “${title(saved)}”`, sheetForm(saved), { replace: true });
     } catch (ex) {
       showFormError(form, err, ex);
     } finally {

@@ -3,8 +3,12 @@
 // The keys that open sheets stand in the grid (sheet-key.js).
 
 import { post, enc } from "./api.js";
-import { el, icon, showError, openModal, closeModal } from "./ui.js";
-import { sheets, onEvent, ingest, loadSheets, title } from "./store.js";
+import { el } from "./dom.js";
+import { icon } from "./icons.js";
+import { showError } from "./toast.js";
+import { openModal, closeModal } from "./modal.js";
+import { sheets, onEvent, ingest, loadSheets } from "./store.js";
+import { title, optionLabel } from "./names.js";
 
 const openDialogs = new Map(); // sheet id -> dialog
 const banners = new Map();     // sheet id -> banner
@@ -84,7 +88,7 @@ function showSheet(id) {
   const titleId = `sheet-title-${id}`;
   const options = (s.options || []).map((o, i) => el(`button.bs-option${o.destructive ? ".destructive" : ""}`, {
     type: "button", dataset: { option: o.id }, on: { click: () => choose(o, i) },
-  }, o.label || o.id));
+  }, optionLabel(o)));
   const dlg = el("dialog.bottom-sheet", { "aria-labelledby": titleId, dataset: { sheet: id } },
     el("div.bs-panel", {},
       el("div.bs-group", {},
@@ -111,14 +115,17 @@ function closeSheet(id) {
   setTimeout(() => closeModal(dlg, { remove: true }), 220);
 }
 
-onEvent((ev, source) => {
-  if (!ev.sheet || source === "history") return;
-  const s = sheets.get(ev.sheet);
-  if (ev.type === "sheet-open") {
-    if (s) s.state = { ...(s.state || {}), open: true };
-    if (!openingHere.has(ev.sheet)) showBanner(ev.sheet);
-  } else if (ev.type === "select" || ev.type === "sheet-cancel") {
-    if (s) s.state = { ...(s.state || {}), open: false };
-    closeSheet(ev.sheet);
-  }
-});
+/** Follows the stream from now on: a sheet opened elsewhere is a banner, a closed one goes. */
+export function followSheets() {
+  onEvent((ev, source) => {
+    if (!ev.sheet || source === "history") return;
+    const s = sheets.get(ev.sheet);
+    if (ev.type === "sheet-open") {
+      if (s) s.state = { ...(s.state || {}), open: true };
+      if (!openingHere.has(ev.sheet)) showBanner(ev.sheet);
+    } else if (ev.type === "select" || ev.type === "sheet-cancel") {
+      if (s) s.state = { ...(s.state || {}), open: false };
+      closeSheet(ev.sheet);
+    }
+  });
+}

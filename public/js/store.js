@@ -2,6 +2,7 @@
 // Events arrive from the SSE stream and from input responses; each is handled once (by seq).
 
 import { get } from "./api.js";
+import { title } from "./names.js";
 
 export const buttons = new Map(); // id -> button object (with state)
 export const sheets = new Map();  // id -> sheet object
@@ -108,11 +109,6 @@ export async function loadSheets() {
   sheets.clear();
   for (const s of (page && page.sheets) || []) sheets.set(s.id, s);
   changed("sheets");
-}
-
-/** What a button or sheet is called on screen: its label (a sheet's title), else its id. */
-export function title(obj) {
-  return (obj && (obj.label || obj.title)) || (obj && obj.id) || "";
 }
 
 /** The name of what an event or a delivery is about (`{button}` or `{sheet}`), as shown. */

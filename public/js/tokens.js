@@ -2,7 +2,10 @@
 // and shows its kiosk link (`/?kiosk#token=…`: the fragment never reaches a server's log).
 
 import { get, post, del, enc } from "./api.js";
-import { el, toast, showError, confirmAction, fmtDateTime } from "./ui.js";
+import { el } from "./dom.js";
+import { toast, showError } from "./toast.js";
+import { confirmAction } from "./confirm.js";
+import { fmtDateTime } from "./format.js";
 import { groupedKeys } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
 import { field, input, select, btn, actions, errorBox, NAME_RE } from "./form.js";

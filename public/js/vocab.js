@@ -1,15 +1,18 @@
 // The control-event vocabulary, written once: every event type with what the editor calls it,
 // the log's colour category, whether it is a gesture (shown without "Raw"), how the live
-// region says it and how a key flashes it. The log, the keys and the handler form read it.
+// region says it, how a key flashes it and how a key advertises it. The log, the keys and the
+// handler form read it.
 
-/** [type, editor label, log category, gesture?, spoken] in the editor's order. */
+/** [type, editor label, log category, gesture?, spoken, key flash, key hint] in the editor's
+ *  order. The flash is what a key shows for an n-tap of more than one tap; the hint is how a
+ *  key advertises the most taps it counts. */
 const TYPES = [
   ["tap", "Tap (every tap, at once)", "tap", true, ""],
-  ["single-tap", "Single tap", "tap", true, "single tap"],
-  ["double-tap", "Double tap", "tap", true, "double tap"],
-  ["triple-tap", "Triple tap", "tap", true, "triple tap"],
-  ["quadruple-tap", "Quadruple tap", "tap", true, "4 taps"],
-  ["quintuple-tap", "Quintuple tap", "tap", true, "5 taps"],
+  ["single-tap", "Single tap", "tap", true, "single tap", "single"],
+  ["double-tap", "Double tap", "tap", true, "double tap", "double", "double-tap"],
+  ["triple-tap", "Triple tap", "tap", true, "triple tap", "triple", "triple-tap"],
+  ["quadruple-tap", "Quadruple tap", "tap", true, "4 taps", "×4", "4× tap"],
+  ["quintuple-tap", "Quintuple tap", "tap", true, "5 taps", "×5", "5× tap"],
   ["long-press", "Long press", "long", true, "long press"],
   ["long-press-end", "Long press released", "long", true, ""],
   ["repeat", "Repeat while held", "long", false, ""],
@@ -26,11 +29,11 @@ const SHEET_TYPES = [
   ["sheet-open", "Sheet opened", "sheet", false, ""],
   ["sheet-cancel", "Sheet cancelled", "cancel", false, ""],
 ];
-const ALL = new Map([...TYPES, ...SHEET_TYPES].map(([type, label, cat, gesture, spoken]) => [type, { label, cat, gesture, spoken }]));
+const ALL = new Map([...TYPES, ...SHEET_TYPES].map(([type, label, cat, gesture, spoken, flash = "", hint = ""]) =>
+  [type, { label, cat, gesture, spoken, flash, hint }]));
 
-/** The n-tap events by tap count (2 → "double-tap"), and what a key flashes for each. */
+/** The n-tap events by tap count (2 → "double-tap"). */
 export const N_TAPS = ["", "single-tap", "double-tap", "triple-tap", "quadruple-tap", "quintuple-tap"];
-const N_TAP_FLASH = { "single-tap": "single", "double-tap": "double", "triple-tap": "triple", "quadruple-tap": "×4", "quintuple-tap": "×5" };
 
 /** [type, label] pairs a handler of this owner may listen for (a toggle's `toggle` only on a toggle). */
 export function handlerEvents(ownerKind, owner) {
@@ -51,4 +54,6 @@ export function spoken(type) {
   const t = ALL.get(type);
   return t && t.gesture && type !== "tap" && type !== "long-press-end" ? { words: t.spoken } : null;
 }
-export function nTapFlash(type) { return N_TAP_FLASH[type] || ""; }
+export function nTapFlash(type) { return (ALL.get(type) || {}).flash || ""; }
+/** How a key that counts up to `n` taps advertises them ("double-tap", "4× tap"), or "". */
+export function nTapHint(n) { return (ALL.get(N_TAPS[n]) || {}).hint || ""; }

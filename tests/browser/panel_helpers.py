@@ -28,6 +28,14 @@ def open_panel(driver, server):
     wait(driver).until(lambda d: d.find_element(By.ID, "conn").get_attribute("data-state") == "live")
 
 
+def edit_button(driver, bid):
+    """Edit mode on, then the button's editor open on its handlers."""
+    if driver.find_element(By.ID, "edit-toggle").get_attribute("aria-pressed") != "true":
+        driver.find_element(By.ID, "edit-toggle").click()
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].click()", key(driver, bid))
+    return wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor .handlers")))
+
+
 def key(driver, button_id):
     return wait(driver).until(EC.element_to_be_clickable((By.CSS_SELECTOR, f'button.key[data-id="{button_id}"]')))
 

@@ -140,7 +140,7 @@ def test_sheet_opened_via_api_shows_and_option_fires_select(server, driver):
     # Toasts still show once the sheets are gone (the toast area was removed with a sheet).
     wait(driver).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.bottom-sheet"))
     driver.execute_async_script(
-        "const done = arguments[0]; import('/js/ui.js').then((ui) => { ui.toast('after the sheet'); done(); })")
+        "const done = arguments[0]; import('/js/toast.js').then((t) => { t.toast('after the sheet'); done(); })")
     wait(driver).until(lambda d: any("after the sheet" in t.get_attribute("textContent")
                                      for t in d.find_elements(By.CSS_SELECTOR, "#toasts .toast")))
 

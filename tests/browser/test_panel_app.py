@@ -86,8 +86,9 @@ def test_manifest_and_service_worker_are_served_and_registered(server, driver):
         assert "javascript" in res.headers["content-type"]
         worker = res.read().decode()
     # the worker keeps every file of the panel (a new module must not be forgotten)
-    listed = set(re.findall(r'"((?:js|css)/[\w.-]+)"', worker))
-    on_disk = {f"{p.parent.name}/{p.name}" for d in ("js", "css") for p in (REPO / "public" / d).glob("*.*")}
+    listed = set(re.findall(r'"((?:js|css|icons/ui)/[\w.-]+)"', worker))
+    public = REPO / "public"
+    on_disk = {str(p.relative_to(public)) for d in ("js", "css", "icons/ui") for p in (public / d).glob("*.*")}
     assert on_disk <= listed, f"missing from sw.js: {sorted(on_disk - listed)}"
 
     open_panel(driver, server)

@@ -12,16 +12,9 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from conftest import ARTIFACTS, chrome, start_server, stop_server
-from panel_helpers import key, new_id, open_panel, wait
+from panel_helpers import edit_button as edit, key, new_id, open_panel, wait
 
 DEAD = "http://127.0.0.1:21987/a/rather/long/path/to/the/receiver"
-
-
-def edit(driver, bid):
-    if driver.find_element(By.ID, "edit-toggle").get_attribute("aria-pressed") != "true":
-        driver.find_element(By.ID, "edit-toggle").click()
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].click()", key(driver, bid))
-    return wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor .handlers")))
 
 
 def test_handler_whole_url_method_body_headers_timeouts_on_a_phone(server):

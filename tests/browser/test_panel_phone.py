@@ -213,7 +213,7 @@ def test_controls_are_at_least_44px(phone):
         top = d.execute_script("return document.getElementById('log-toggle').getBoundingClientRect().top")
         assert 0 <= top < d.execute_script("return innerHeight"), top
         d.execute_async_script(
-            "const done = arguments[0]; import('/js/ui.js').then((ui) => { ui.toast('a toast', { timeout: 0 }); done(); })")
+            "const done = arguments[0]; import('/js/toast.js').then((t) => { t.toast('a toast', { timeout: 0 }); done(); })")
         assert not small_controls(d), small_controls(d)
         d.find_element(By.CSS_SELECTOR, ".toast-close").click()
         d.find_element(By.ID, "log-toggle").click()
