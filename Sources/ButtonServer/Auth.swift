@@ -44,7 +44,7 @@ struct Auth: Sendable {
     }
 
     /// The grant for the token presented; nil when no token is needed (and none was given).
-    func check(_ request: Request, method: String, pattern: String) throws(HTTPError) -> Grant? {
+    func check(_ request: Request, method: String, pattern: String) throws(ButtonsError) -> Grant? {
         guard pattern.hasPrefix("/api/") || pattern == "/metrics" else { return nil }
         let presented = Self.presented(request, pattern: pattern)
         let grant: Grant
@@ -57,9 +57,7 @@ struct Auth: Sendable {
         } else {
             guard enabled else { return nil }
             guard let token = presented, !token.isEmpty else {
-                throw HTTPError(
-                    401, code: "unauthorized", message: "this server needs a token: send Authorization: Bearer TOKEN",
-                    headers: [("WWW-Authenticate", "Bearer")])
+                throw ButtonsError.unauthorized("this server needs a token: send Authorization: Bearer TOKEN", challenge: "Bearer")
             }
             if let adminToken, Self.same(token, adminToken) {
                 grant = .everything
@@ -73,14 +71,14 @@ struct Auth: Sendable {
         return grant
     }
 
-    private static func allow(_ grant: Grant, method: String, pattern: String) throws(HTTPError) {
+    private static func allow(_ grant: Grant, method: String, pattern: String) throws(ButtonsError) {
         let needed = needed(method: method, pattern: pattern)
         guard grant.role >= needed else {
             let may = grant.role == .read ? "may only read" : "may read and send input, not change the registry"
-            throw HTTPError(403, code: "forbidden", message: "this \(grant.name == nil ? "press token" : "token") \(may)")
+            throw ButtonsError.forbidden("this \(grant.name == nil ? "press token" : "token") \(may)")
         }
         if grant.isScoped && (unscopedRoutes.contains(pattern) || unscopedRoutes.contains("\(method) \(pattern)")) {
-            throw HTTPError(403, code: "forbidden", message: "a token limited to groups may not do this")
+            throw ButtonsError.forbidden("a token limited to groups may not do this")
         }
     }
 
@@ -92,8 +90,8 @@ struct Auth: Sendable {
         return pattern == "/api/v1/events/stream" ? request.query["access_token"] : nil
     }
 
-    private static func unauthorized(_ message: String) -> HTTPError {
-        HTTPError(401, code: "unauthorized", message: message, headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
+    private static func unauthorized(_ message: String) -> ButtonsError {
+        ButtonsError.unauthorized(message, challenge: "Bearer error=\"invalid_token\"")
     }
 
     static func isLoopback(_ host: String) -> Bool {

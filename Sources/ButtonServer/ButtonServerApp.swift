@@ -213,10 +213,12 @@ struct API: Sendable {
         addTokenRoutes(to: &router)
         let files = StaticFiles(root: options.publicDir)
         let api = self
-        router.guardRoute = { request, method, pattern throws(HTTPError) in try api.guarded(request, method: method, pattern: pattern) }
+        router.guardRoute = { request, method, pattern throws(HTTPError) in
+            do throws(ButtonsError) { return try api.guarded(request, method: method, pattern: pattern) } catch { throw error.httpError }
+        }
         router.fallback = { request in
             if request.path == "/api" || request.path.hasPrefix("/api/") {
-                throw HTTPError.notFound("no API route \(request.method) \(request.path)")
+                throw ButtonsError.notFound("no API route \(request.method) \(request.path)")
             }
             return try files.serve(request)
         }

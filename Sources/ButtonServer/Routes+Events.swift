@@ -3,20 +3,20 @@ import MicroHTTP
 
 /// Event history and the live server-sent event stream.
 extension API {
-    static func sequence(_ text: String?, name: String) throws(HTTPError) -> Int64? {
+    static func sequence(_ text: String?, name: String) throws(ButtonsError) -> Int64? {
         guard let text else { return nil }
-        guard let value = Int64(text), value >= 0 else { throw HTTPError.invalid(name, "\(name) must be a non-negative integer") }
+        guard let value = Int64(text), value >= 0 else { throw ButtonsError.invalid(name, "\(name) must be a non-negative integer") }
         return value
     }
 
     /// The `?button=` (or `?sheet=`) filter: 404 for a name that is neither, so a typo like
     /// `?button=dor` is not a silent empty list.
-    static func source(_ request: Request, in registry: Registry) throws(HTTPError) -> String? {
+    static func source(_ request: Request, in registry: Registry) throws(ButtonsError) -> String? {
         let field = request.query["button"] != nil ? "button" : "sheet"
         guard let name = request.query[field] else { return nil }
-        guard Names.isValid(name) else { throw HTTPError.invalid(field, "\(field) must be a button or sheet name") }
+        guard Names.isValid(name) else { throw ButtonsError.invalid(field, "\(field) must be a button or sheet name") }
         guard (try? registry.button(name)) != nil || (try? registry.sheet(name)) != nil else {
-            throw HTTPError.notFound("no button or sheet named '\(name)' (?\(field)=)")
+            throw ButtonsError.notFound("no button or sheet named '\(name)' (?\(field)=)")
         }
         return name
     }

@@ -4,11 +4,11 @@ import MicroHTTP
 
 /// Create, read, update and delete for buttons and sheets.
 extension API {
-    static func page(_ request: Request, defaultLimit: Int, maxLimit: Int) throws(HTTPError) -> (offset: Int, limit: Int) {
-        func number(_ name: String, _ range: ClosedRange<Int>) throws(HTTPError) -> Int? {
+    static func page(_ request: Request, defaultLimit: Int, maxLimit: Int) throws(ButtonsError) -> (offset: Int, limit: Int) {
+        func number(_ name: String, _ range: ClosedRange<Int>) throws(ButtonsError) -> Int? {
             guard let text = request.query[name] else { return nil }
             guard let value = Int(text), range.contains(value) else {
-                throw HTTPError.invalid(name, "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
+                throw ButtonsError.invalid(name, "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
             }
             return value
         }
@@ -117,7 +117,7 @@ extension API {
             var fields = try Fields(try request.json())
             let t = try Self.time(&fields)
             guard let option = fields.raw("option") else {
-                throw HTTPError.invalid("option", "option (an option id or index) is required")
+                throw ButtonsError.invalid("option", "option (an option id or index) is required")
             }
             try fields.finish()
             return Self.answer(.sheet(request.parameter("id"), .choose(option), t: t), for: request, by: sequencer)

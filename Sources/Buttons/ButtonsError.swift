@@ -14,6 +14,10 @@ package struct ButtonsError: Error, Sendable, Equatable {
         case invalid
         /// Storage or a queue cannot take it now; try again after `retryAfter` seconds: 503.
         case unavailable
+        /// No token, or one that is not valid; `challenge` says how to authenticate: 401.
+        case unauthorized(challenge: String)
+        /// The token is valid but may not do this: 403.
+        case forbidden
     }
 
     package var kind: Kind
@@ -45,6 +49,14 @@ package struct ButtonsError: Error, Sendable, Equatable {
 
     package static func invalid(_ field: String, _ message: String) -> ButtonsError {
         ButtonsError(.invalid, code: "invalid_value", message: message, details: ["field": .string(field)])
+    }
+
+    package static func unauthorized(_ message: String, challenge: String) -> ButtonsError {
+        ButtonsError(.unauthorized(challenge: challenge), code: "unauthorized", message: message)
+    }
+
+    package static func forbidden(_ message: String) -> ButtonsError {
+        ButtonsError(.forbidden, code: "forbidden", message: message)
     }
 
     package static func unavailable(_ message: String, retryAfter: Int) -> ButtonsError {

@@ -1,5 +1,7 @@
-/// The one error type handlers throw: the router renders it as SPEC.md's JSON error shape,
-/// `{"error": {"code": …, "message": …}}`, so no handler builds an error response by hand.
+/// The transport's error: what the HTTP layer itself refuses (no route, a bad path, a body too
+/// large or not JSON, a refused Host or Origin), and the rendering of every other layer's error
+/// (`HTTPErrorConvertible`: the domain's `ButtonsError`) as SPEC.md's JSON error shape,
+/// `{"error": {"code": …, "message": …}}`, so no route builds an error response by hand.
 public struct HTTPError: Error, Sendable, Equatable {
     public var status: Int
     public var code: String
@@ -23,17 +25,12 @@ public struct HTTPError: Error, Sendable, Equatable {
         a.status == b.status && a.code == b.code && a.message == b.message && a.details == b.details
     }
 
-    public static func badRequest(_ message: String, field: String? = nil) -> HTTPError {
-        HTTPError(400, code: "bad_request", message: message, details: field.map { ["field": .string($0)] } ?? [:])
+    /// A body that is not the JSON it claims to be.
+    public static func badRequest(_ message: String) -> HTTPError {
+        HTTPError(400, code: "bad_request", message: message)
     }
     public static func notFound(_ message: String) -> HTTPError {
         HTTPError(404, code: "not_found", message: message)
-    }
-    public static func conflict(_ code: String, _ message: String) -> HTTPError {
-        HTTPError(409, code: code, message: message)
-    }
-    public static func invalid(_ field: String, _ message: String) -> HTTPError {
-        HTTPError(422, code: "invalid_value", message: message, details: ["field": .string(field)])
     }
     public static func payloadTooLarge(limit: Int) -> HTTPError {
         HTTPError(413, code: "payload_too_large", message: "request body is over the limit of \(limit) bytes")

@@ -30,11 +30,13 @@ case "serve":
     let app: ButtonServerApp
     do {
         app = try ButtonServerApp(options: options)
-        try app.start()
     } catch {
         writeAll(2, ("buttond: \(error)\n".utf8))
         exit(1)
     }
+    // The signal sources are in place before `start` says "listening": a SIGTERM sent the
+    // moment a supervisor (or a test) reads that line was lost while they were being made.
+    // Their handlers run on the main queue, so not before `start` has returned.
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
     let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
@@ -50,6 +52,12 @@ case "serve":
     let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
     hangup.setEventHandler { _ = app.reloadTLS() }
     hangup.resume()
+    do {
+        try app.start()
+    } catch {
+        writeAll(2, ("buttond: \(error)\n".utf8))
+        exit(1)
+    }
     dispatchMain()
 default:
     exit(ClientCommand.run(command: command, arguments: rest))

@@ -31,7 +31,7 @@ final class LiveServer: Sendable {
             let value = try request.json()
             return .json(["size": .int(Int64(request.body.count)), "value": value])
         }
-        router.get("/fail") { _ in throw HTTPError.conflict("busy", "it is busy") }
+        router.get("/fail") { _ in throw HTTPError(409, code: "busy", message: "it is busy") }
         let box = opened
         router.get("/stream") { _ in
             guard let hub = box.hub.withLock({ $0 }) else { throw HTTPError(500, code: "x", message: "x") }
