@@ -1,12 +1,31 @@
 import ButtonEngine
 import ButtonStore
 
-/// What one sequencer turn has decided but not yet written: the machines it changed (copies;
+/// What the sequencer has decided but not yet written: the machines it changed (copies;
 /// the slots keep the committed ones until the write succeeds), the events numbered from
 /// `firstSeq`, their deliveries, and which caller gets which events.
+///
+/// While the batch before it is being committed, a batch is applied on top of that one
+/// (`under`): it reads the machines as the batch in flight leaves them and numbers its
+/// events after it. It keeps the commands it applied, so that if the batch under it fails it
+/// can be applied again to what is committed, and holds back its refusals until then (a
+/// refusal may have been decided on state that never became real).
 package struct Batch {
     package struct Answer {
         var events: Range<Int>
+        var reply: Sequencer.Reply
+    }
+
+    /// A command as it was submitted, kept to apply it again.
+    package struct Submitted {
+        var command: Command
+        var sender: String?
+        var reply: Sequencer.Reply
+    }
+
+    /// A refusal held back until the batch under this one is committed.
+    package struct Refusal {
+        var error: ButtonsError
         var reply: Sequencer.Reply
     }
 
@@ -18,21 +37,53 @@ package struct Batch {
     package var answers: [Answer] = []
     /// Buttons whose timers fired in this batch (re-tried if the write fails).
     package var fired: [ButtonSlot] = []
+    /// The commands applied (accepted or refused), in order.
+    package var submitted: [Submitted] = []
+    /// Refusals not answered yet: the batch was applied on top of one still in flight.
+    package var refusals: [Refusal] = []
+    /// The machines the batch in flight leaves (empty when none is in flight).
+    private var under: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
+    private var underSheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine)] = [:]
+    /// Deliveries of the batch in flight, not yet known to the dispatcher.
+    package private(set) var deliveriesUnder = 0
 
     package init(firstSeq: Int64) {
         self.firstSeq = firstSeq
     }
 
+    /// The batch that follows `previous` while `previous` is being written.
+    package init(after previous: Batch) {
+        firstSeq = previous.firstSeq + Int64(previous.events.count)
+        under = previous.buttons
+        underSheets = previous.sheets
+        deliveriesUnder = previous.deliveries.count
+    }
+
     /// Nothing to write and nobody to answer.
-    package var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && events.isEmpty && answers.isEmpty }
+    package var isEmpty: Bool { !needsWrite && refusals.isEmpty }
+
+    /// Something to commit, or someone to answer after the commit.
+    package var needsWrite: Bool { !(buttons.isEmpty && sheets.isEmpty && events.isEmpty && answers.isEmpty) }
 
     /// The button's machine as this batch has left it so far.
     package func machine(of slot: ButtonSlot) -> ButtonMachine {
-        buttons[ObjectIdentifier(slot)]?.machine ?? slot.machine
+        let id = ObjectIdentifier(slot)
+        return buttons[id]?.machine ?? under[id]?.machine ?? slot.machine
     }
 
     package func machine(of slot: SheetSlot) -> SheetMachine {
-        sheets[ObjectIdentifier(slot)]?.machine ?? slot.machine
+        let id = ObjectIdentifier(slot)
+        return sheets[id]?.machine ?? underSheets[id]?.machine ?? slot.machine
+    }
+
+    /// What the writer needs: the batch without what only the sequencer uses.
+    package var sealed: Batch {
+        var copy = self
+        copy.under = [:]
+        copy.underSheets = [:]
+        copy.submitted = []
+        copy.refusals = []
+        return copy
     }
 
     package mutating func keep(_ machine: ButtonMachine, of slot: ButtonSlot) {

@@ -6,11 +6,14 @@ import ThreadSupport
 /// The one owner of every button's and sheet's live state. Request threads parse and
 /// validate, hand a `Command` over with a reply, and suspend their connection; the
 /// sequencer thread takes everything queued, fires the timers that are due first (committed
-/// ahead of the input), applies the commands in order to copies of the machines, writes the
-/// whole batch (events, states, deliveries) in one transaction, and only then keeps the new
-/// machines, publishes the events and answers each caller with exactly its own events. A refused command (404,
-/// 409, 503) is answered at once and changes nothing.
-package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
+/// ahead of the input), and applies the commands in order to copies of the machines. The
+/// writer thread (`Sequencer+Writer.swift`) writes each batch (events, states, deliveries) in
+/// one transaction and only then keeps the new machines, publishes the events and answers
+/// each caller with exactly its own events. The two run as a pipeline: while batch N is
+/// committed, batch N+1 is applied on top of it; if N fails, N+1 is applied again to what is
+/// committed. A refused command (404, 409, 503) is answered without a trace, once nothing
+/// it was decided on can still fail.
+package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `outcome` are guarded by `condition`, `handoff` and `writerRunning` by `writeCondition`; the rest belongs to the sequencer thread
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
     package enum Work: Sendable {
@@ -24,6 +27,18 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     private var queue: [Work] = []
     private var stopped = false
     private var running = false
+    /// How the writer's last batch ended (true: committed), until the sequencer takes it.
+    private var outcome: Bool?
+
+    let writeCondition = Condition()
+    /// The batch the writer is to commit next.
+    var handoff: Batch?
+    var writerRunning = false
+
+    /// The batch the writer has, until its outcome is taken.
+    private var inFlight: Batch?
+    /// The batch being applied: on top of `inFlight`, if there is one.
+    private var open = Batch(firstSeq: 0)
 
     package let registry: Registry
     package let log: EventLog
@@ -59,6 +74,9 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
 
     package func start() {
         condition.locked { running = true }
+        writeCondition.locked { writerRunning = true }
+        open = Batch(firstSeq: log.nextSeq)
+        startThread(name: "buttond.writer") { [self] in runWriter() }
         startThread(name: "buttond.sequencer") { [self] in run() }
     }
 
@@ -71,8 +89,8 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         }
     }
 
-    /// Queues `command`; `reply` is called once, on the sequencer thread, after its events
-    /// are committed (or at once with the error that refused it).
+    /// Queues `command`; `reply` is called once, on the writer thread after its events are
+    /// committed, or on the sequencer thread with the error that refused it.
     package func submit(_ command: Command, by sender: String? = nil, reply: @escaping Reply) {
         condition.locked {
             guard running, !stopped else {
@@ -111,20 +129,18 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         }
     }
 
-    /// Under load (the last turn had more than one request), a turn with fewer than
-    /// `lingerBelow` requests waits up to `linger` seconds for more before it commits.
-    package static let lingerBelow = 32
-    package static let linger = 0.0002
-
     private func run() {
-        var busy = false
         // Woken request threads must not preempt the thread that answers them all, and a
         // timer must not wait behind them.
         setThreadNice(-10)
         condition.lock()
         while true {
-            if queue.isEmpty {
-                if stopped { break }
+            if queue.isEmpty && outcome == nil {
+                if stopped {
+                    if inFlight == nil && open.isEmpty { break }
+                    condition.wait()  // for the writer
+                    continue
+                }
                 if let next = timers.next {
                     let wait = Double(next) - clock.precise()
                     if wait > 0 {
@@ -136,101 +152,129 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
                     continue
                 }
             }
-            if busy && queue.count < Self.lingerBelow && !stopped && !timerDue(within: Self.linger * 1000) {
-                // Under load, a moment's wait lets more requests join this transaction: fewer,
-                // larger commits cost less per input than many small ones.
-                condition.wait(seconds: Self.linger)
-            }
             let work = queue
             queue = []
-            busy = work.count > 1
+            let settled = outcome
+            outcome = nil
             condition.unlock()
+            if let settled { settle(settled) }
             process(work)
+            if inFlight == nil && !open.isEmpty { handOff() }
             condition.lock()
         }
-        running = false
-        condition.broadcast()
         condition.unlock()
-    }
-
-    /// One turn: due timers first, then the queued work in order, committed in as few
-    /// transactions as exclusive jobs allow (one, usually).
-    private func timerDue(within milliseconds: Double) -> Bool {
-        guard let next = timers.next else { return false }
-        return Double(next) <= clock.precise() + milliseconds
-    }
-
-    private func process(_ work: [Work]) {
-        var batch = Batch(firstSeq: log.nextSeq)
-        fireDueTimers(into: &batch)
-        if !batch.events.isEmpty && !work.isEmpty {
-            // Timer events go out in a small transaction of their own, ahead of the queued
-            // input: a long press is never late because other buttons are busy.
-            commit(&batch)
-            batch = Batch(firstSeq: log.nextSeq)
+        stopWriter()
+        condition.locked {
+            running = false
+            condition.broadcast()
         }
+    }
+
+    /// One turn: due timers first (a write of their own ahead of the input when the writer is
+    /// free: a long press is never late because other buttons are busy), then the queued
+    /// work in order. An exclusive job waits until everything before it is committed.
+    private func process(_ work: [Work]) {
+        fireDueTimers()
+        if inFlight == nil && !open.events.isEmpty && !work.isEmpty { handOff() }
         for item in work {
             switch item {
             case .command(let command, let sender, let reply):
-                apply(command, by: sender, reply: reply, to: &batch)
+                apply(command, by: sender, reply: reply, to: &open)
             case .exclusive(let job):
-                commit(&batch)
-                batch = Batch(firstSeq: log.nextSeq)
+                drain()
                 job()
             }
         }
-        commit(&batch)
     }
 
-    /// Writes the batch and, once it is durable, makes it real: machines kept, timers
-    /// re-armed, events published, callers answered. If the store refuses it, nothing of it
-    /// happened: callers get 503, seq numbers are not used, timers retry shortly.
-    private func commit(_ batch: inout Batch) {
-        guard !batch.isEmpty else { return }
-        do throws(StoreError) {
-            try log.write(batch.events, states: batch.states, deliveries: batch.deliveries)
-        } catch {
-            let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
-            let answers = batch.answers
-            answering { for answer in answers { answer.reply(.failure(refusal)) } }
-            let retry = clock.now() + 100
-            for slot in batch.fired { timers.schedule(slot, at: retry) }
+    /// Whether a refusal must wait: the state it was decided on is not all committed yet.
+    var refusalsWait: Bool { inFlight != nil }
+
+    /// Gives the open batch to the writer and opens the next on top of it; the refusals it
+    /// held back are answered now, since what it was applied on is committed.
+    private func handOff() {
+        let batch = open
+        open = Batch(after: batch)
+        if batch.needsWrite {
+            inFlight = batch
+            write(batch.sealed)
+        } else {
+            open = Batch(firstSeq: batch.firstSeq)
+        }
+        let refusals = batch.refusals
+        if !refusals.isEmpty { answering { for refusal in refusals { refusal.reply(.failure(refusal.error)) } } }
+    }
+
+    /// Takes the writer's outcome for the batch in flight. Committed: its buttons' timers are
+    /// re-armed. Failed: its fired timers retry shortly, and the open batch, applied on top
+    /// of it, is applied again to what is committed (its seq numbers, refusals and
+    /// deliveries were decided on a batch that never happened).
+    private func settle(_ committed: Bool) {
+        guard let done = inFlight else { return }
+        inFlight = nil
+        if committed {
+            for (_, entry) in done.buttons { arm(entry.slot) }
             return
         }
-        for (_, entry) in batch.buttons {
-            entry.slot.locked { entry.slot.machine = entry.machine }
-            arm(entry.slot)
-        }
-        for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
-        dispatcher.added(batch.deliveries)
-        publisher.publish(batch.events)
-        let (answers, events) = (batch.answers, batch.events)
-        answering {
-            for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
-        }
-        observer.committed(batch.events, states: batch.states, answers: batch.answers.count)
+        let retry = clock.now() + 100
+        for slot in done.fired { timers.schedule(slot, at: retry) }
+        let again = open
+        open = Batch(firstSeq: log.nextSeq)
+        let now = clock.now()
+        for slot in again.fired { timers.schedule(slot, at: now) }
+        fireDueTimers()
+        for item in again.submitted { apply(item.command, by: item.sender, reply: item.reply, to: &open) }
+        for (_, entry) in done.buttons { arm(entry.slot) }
+        for (_, entry) in again.buttons { arm(entry.slot) }
     }
 
-    /// Re-arms the slot's timer at its next deadline, mapped to the server clock.
+    /// Waits until everything applied so far is committed (or refused).
+    private func drain() {
+        while true {
+            if inFlight != nil {
+                let committed = condition.locked { () -> Bool in
+                    while outcome == nil { condition.wait() }
+                    defer { outcome = nil }
+                    return outcome!
+                }
+                settle(committed)
+            }
+            guard !open.isEmpty else { return }
+            handOff()
+        }
+    }
+
+    /// Called by the writer when the batch it was given is committed or refused.
+    func writerDone(committed: Bool) {
+        condition.locked {
+            outcome = committed
+            condition.broadcast()
+        }
+    }
+
+    /// Re-arms the slot's timer at the next deadline of its latest machine (the open batch's,
+    /// the one in flight, or the committed one), mapped to the server clock.
     package func arm(_ slot: ButtonSlot) {
-        guard !slot.removed, let deadline = slot.machine.nextDeadline else { return }
-        timers.schedule(slot, at: deadline.saturatingSubtract(slot.machine.clockOffset))
+        let machine = open.machine(of: slot)
+        guard !slot.removed, let deadline = machine.nextDeadline else { return }
+        timers.schedule(slot, at: deadline.saturatingSubtract(machine.clockOffset))
     }
 
-    private func fireDueTimers(into batch: inout Batch) {
+    /// Fires every timer that is due into the open batch.
+    private func fireDueTimers() {
         let now = clock.now()
         for slot in timers.popDue(now: now) where !slot.removed {
-            var machine = batch.machine(of: slot)
+            var machine = open.machine(of: slot)
             let gestures = machine.fireDue(now: now)
             guard !gestures.isEmpty else {
                 arm(slot)  // a stale deadline: nothing was due
                 continue
             }
-            batch.fired.append(slot)
-            batch.keep(machine, of: slot)
-            let events = batch.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
+            open.fired.append(slot)
+            open.keep(machine, of: slot)
+            let events = open.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
             // A timer's deliveries are never refused for a full queue: the press was accepted.
-            batch.deliveries += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            open.deliveries += handlers.deliveries(for: Array(open.events[events]), now: now)
         }
     }
 }
