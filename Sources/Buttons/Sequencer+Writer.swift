@@ -41,8 +41,9 @@ extension Sequencer {
     /// Writes the batch and, once it is durable, keeps its machines, publishes its events and
     /// answers its callers. False if the store refused it (callers answered 503, seq unused).
     private func commit(_ batch: Batch) -> Bool {
+        let states = batch.states
         do throws(StoreError) {
-            try log.write(batch.events, states: batch.states, deliveries: batch.deliveries)
+            try log.write(batch.events, states: states, deliveries: batch.deliveries)
         } catch {
             let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
             let answers = batch.answers
@@ -57,7 +58,7 @@ extension Sequencer {
         answering {
             for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
         }
-        observer.committed(batch.events, states: batch.states, answers: batch.answers.count)
+        observer.committed(batch.events, states: states, answers: batch.answers.count)
         return true
     }
 }
