@@ -5,9 +5,8 @@ import ButtonStore
 /// the slots keep the committed ones until the write succeeds), the events numbered from
 /// `firstSeq`, their deliveries, and which caller gets which events.
 ///
-/// While the batch before it is being committed, a batch is applied on top of that one
-/// (`under`): it reads the machines as the batch in flight leaves them and numbers its
-/// events after it. It keeps the commands it applied, so that if the batch under it fails it
+/// While the batches before it are being committed, a batch is applied on top of them
+/// (`under`): it reads the machines as they leave them and numbers its events after them. It keeps the commands it applied, so that if the batch under it fails it
 /// can be applied again to what is committed, and holds back its refusals until then (a
 /// refusal may have been decided on state that never became real).
 package struct Batch {
@@ -41,22 +40,34 @@ package struct Batch {
     package var submitted: [Submitted] = []
     /// Refusals not answered yet: the batch was applied on top of one still in flight.
     package var refusals: [Refusal] = []
-    /// The machines the batch in flight leaves (empty when none is in flight).
-    private var under: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine)] = [:]
-    private var underSheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine)] = [:]
-    /// Deliveries of the batch in flight, not yet known to the dispatcher.
-    package private(set) var deliveriesUnder = 0
+    /// The machines the batches not yet committed leave, each with the generation of its
+    /// batch (the writer commits batches in generation order).
+    private var under: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine, generation: Int)] = [:]
+    private var underSheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine, generation: Int)] = [:]
+    /// Deliveries of each batch under this one (by generation), not yet known to the dispatcher.
+    private var deliveriesBelow: [(generation: Int, count: Int)] = []
+    /// Deliveries of the batches under this one, not yet known to the dispatcher.
+    package var deliveriesUnder: Int { deliveriesBelow.reduce(0) { $0 + $1.count } }
+    /// This batch's place in the order of batches (1, 2, …).
+    package let generation: Int
 
-    package init(firstSeq: Int64) {
+    package init(firstSeq: Int64, generation: Int = 1) {
         self.firstSeq = firstSeq
+        self.generation = generation
     }
 
-    /// The batch that follows `previous` while `previous` is being written.
-    package init(after previous: Batch) {
+    /// The batch that follows `previous` while `previous` (and what is under it) is being
+    /// written; what the writer has committed through generation `committed` is read from
+    /// the slots again.
+    package init(after previous: Batch, committed: Int) {
         firstSeq = previous.firstSeq + Int64(previous.events.count)
-        under = previous.buttons
-        underSheets = previous.sheets
-        deliveriesUnder = previous.deliveries.count
+        generation = previous.generation + 1
+        under = previous.under.filter { $0.value.generation > committed }
+        underSheets = previous.underSheets.filter { $0.value.generation > committed }
+        for (id, entry) in previous.buttons { under[id] = (entry.slot, entry.machine, previous.generation) }
+        for (id, entry) in previous.sheets { underSheets[id] = (entry.slot, entry.machine, previous.generation) }
+        deliveriesBelow = previous.deliveriesBelow.filter { $0.generation > committed }
+        if !previous.deliveries.isEmpty { deliveriesBelow.append((previous.generation, previous.deliveries.count)) }
     }
 
     /// Nothing to write and nobody to answer.
@@ -74,16 +85,6 @@ package struct Batch {
     package func machine(of slot: SheetSlot) -> SheetMachine {
         let id = ObjectIdentifier(slot)
         return sheets[id]?.machine ?? underSheets[id]?.machine ?? slot.machine
-    }
-
-    /// What the writer needs: the batch without what only the sequencer uses.
-    package var sealed: Batch {
-        var copy = self
-        copy.under = [:]
-        copy.underSheets = [:]
-        copy.submitted = []
-        copy.refusals = []
-        return copy
     }
 
     package mutating func keep(_ machine: ButtonMachine, of slot: ButtonSlot) {

@@ -66,7 +66,10 @@ extension Sequencer {
                 throw ButtonsError.unavailable(
                     "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
             }
-            for (slot, machine) in applied.buttons { batch.keep(machine, of: slot) }
+            for (slot, machine) in applied.buttons {
+                batch.keep(machine, of: slot)
+                arm(slot, machine)
+            }
             if let (slot, machine) = applied.sheet { batch.keep(machine, of: slot) }
             batch.deliveries += rows
             batch.answers.append(Batch.Answer(events: range, reply: reply))

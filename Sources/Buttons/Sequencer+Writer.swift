@@ -1,41 +1,48 @@
 import ButtonStore
 import ThreadSupport
 
-/// The writer thread: the second stage of the sequencer's pipeline. It takes one sealed batch
-/// at a time, writes it in one transaction and, once it is durable, makes it real (machines
-/// kept, deliveries handed on, events published, callers answered), in the order the batches
-/// were applied. If the store refuses a batch nothing of it happened: its callers get 503
-/// and the sequencer learns it before it hands over the next.
+/// The writer thread: the second stage of the sequencer's pipeline. When it is free it takes
+/// the open batch (the sequencer applies its successor on top of it), writes it in one transaction and, once it is durable, makes
+/// it real (machines kept, deliveries handed on, events published, callers answered), in
+/// the order the batches were applied. Under load it never waits for the sequencer: the
+/// next batch has grown while it wrote. If the store refuses a batch nothing of it
+/// happened: its callers get 503, and it takes nothing more until the sequencer has applied
+/// again what followed.
 extension Sequencer {
-    /// Hands `batch` to the writer (the sequencer gives one at a time: the last has ended).
-    func write(_ batch: Batch) {
-        writeCondition.locked {
-            precondition(handoff == nil, "one batch at a time")
-            handoff = batch
-            writeCondition.signal()
-        }
-    }
-
     func runWriter() {
         // It answers every caller of a batch: request threads must not preempt it either.
         setThreadNice(-10)
+        stage.lock()
         while true {
-            let next = writeCondition.locked { () -> Batch? in
-                while handoff == nil && writerRunning { writeCondition.wait() }
-                defer { handoff = nil }
-                return handoff
+            while writerRunning && (failed != nil || open.isEmpty) { stage.wait() }
+            guard failed == nil, !open.isEmpty else { break }
+            if busy && open.fired.isEmpty && open.answers.count < Self.lingerBelow && writerRunning {
+                // Under load, a moment's wait lets more requests join this transaction:
+                // fewer, larger commits cost less per input than many small ones.
+                lingering = true
+                stage.wait(seconds: Self.linger)
+                lingering = false
             }
-            guard let batch = next else { break }
-            writerDone(committed: commit(batch))
+            let batch = open
+            open = Batch(after: batch, committed: committed)
+            writing = true
+            if !batch.answers.isEmpty { busy = batch.answers.count > 1 }
+            stage.unlock()
+            // Every batch before it is committed: what it refused was decided on real state.
+            let refusals = batch.refusals
+            if !refusals.isEmpty { answering { for refusal in refusals { refusal.reply(.failure(refusal.error)) } } }
+            let written = !batch.needsWrite || commit(batch)
+            stage.lock()
+            writing = false
+            if written {
+                committed = batch.generation
+            } else {
+                failed = batch
+                writerRefused()
+            }
+            stage.broadcast()
         }
-    }
-
-    /// Lets the writer thread end: it is idle, the sequencer has taken its last outcome.
-    func stopWriter() {
-        writeCondition.locked {
-            writerRunning = false
-            writeCondition.broadcast()
-        }
+        stage.unlock()
     }
 
     /// Writes the batch and, once it is durable, keeps its machines, publishes its events and

@@ -13,7 +13,7 @@ import ThreadSupport
 /// committed, batch N+1 is applied on top of it; if N fails, N+1 is applied again to what is
 /// committed. A refused command (404, 409, 503) is answered without a trace, once nothing
 /// it was decided on can still fail.
-package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `outcome` are guarded by `condition`, `handoff` and `writerRunning` by `writeCondition`; the rest belongs to the sequencer thread
+package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `writerFailed` are guarded by `condition`, the pipeline's state by `stage`; `timers` belongs to the sequencer thread
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
     package enum Work: Sendable {
@@ -27,20 +27,28 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     private var queue: [Work] = []
     private var stopped = false
     private var running = false
-    /// How the writer's last batch ended (true: committed), until the sequencer takes it.
-    private var outcome: Bool?
+    /// The writer refused a batch: the sequencer is to apply again what followed it.
+    private var writerFailed = false
 
-    let writeCondition = Condition()
-    /// The batch the writer is to commit next.
-    var handoff: Batch?
+    /// Guards the pipeline's stage between the two threads: `open`, `writing`,
+    /// `lingering`, `failed`, `committed`, `busy` and `writerRunning`. The sequencer holds it
+    /// while it applies one turn; the writer takes it to take the next batch.
+    let stage = Condition()
+    /// The batch being applied, on top of every batch not yet committed. The writer takes it
+    /// when it is free.
+    var open = Batch(firstSeq: 0)
+    /// The writer has a batch it has not finished.
+    var writing = false
+    /// The writer waits a moment for a small batch to grow.
+    var lingering = false
+    /// The batch the writer could not commit, until the sequencer has applied again what
+    /// followed it; the writer takes nothing meanwhile.
+    var failed: Batch?
+    /// Every batch up to this generation is committed.
+    var committed = 0
+    /// The last batch taken answered more than one request.
+    var busy = false
     var writerRunning = false
-
-    /// The batch the writer has, until its outcome is taken.
-    private var inFlight: Batch?
-    /// The batch being applied: on top of `inFlight`, if there is one.
-    private var open = Batch(firstSeq: 0)
-    /// The last batch handed to the writer answered more than one request.
-    private var busy = false
 
     package let registry: Registry
     package let log: EventLog
@@ -76,8 +84,10 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
 
     package func start() {
         condition.locked { running = true }
-        writeCondition.locked { writerRunning = true }
-        open = Batch(firstSeq: log.nextSeq)
+        stage.locked {
+            writerRunning = true
+            open = Batch(firstSeq: log.nextSeq)
+        }
         startThread(name: "buttond.writer") { [self] in runWriter() }
         startThread(name: "buttond.sequencer") { [self] in run() }
     }
@@ -131,28 +141,19 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
         }
     }
 
-    /// Under load (the last batch answered more than one request), a batch the free writer
-    /// would take with fewer than `lingerBelow` requests waits up to `linger` seconds for more.
+    /// Under load (the last batch answered more than one request), the free writer waits up
+    /// to `linger` seconds for a batch of fewer than `lingerBelow` requests to grow.
     package static let lingerBelow = 32
     package static let linger = 0.0002
 
-    private func timerDue(within milliseconds: Double) -> Bool {
-        guard let next = timers.next else { return false }
-        return Double(next) <= clock.precise() + milliseconds
-    }
-
     private func run() {
-        // Woken request threads must not preempt the thread that answers them all, and a
+        // Woken request threads must not preempt the thread that applies them all, and a
         // timer must not wait behind them.
         setThreadNice(-10)
         condition.lock()
         while true {
-            if queue.isEmpty && outcome == nil {
-                if stopped {
-                    if inFlight == nil && open.isEmpty { break }
-                    condition.wait()  // for the writer
-                    continue
-                }
+            if queue.isEmpty && !writerFailed {
+                if stopped { break }
                 if let next = timers.next {
                     let wait = Double(next) - clock.precise()
                     if wait > 0 {
@@ -164,118 +165,100 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
                     continue
                 }
             }
-            if busy && inFlight == nil && outcome == nil && queue.count + open.answers.count < Self.lingerBelow && !stopped
-                && !timerDue(within: Self.linger * 1000)
-            {
-                // Under load, with the writer free, a moment's wait lets more requests join its
-                // next transaction: fewer, larger commits cost less per input than many small ones.
-                condition.wait(seconds: Self.linger)
-            }
             let work = queue
             queue = []
-            let settled = outcome
-            outcome = nil
+            writerFailed = false
             condition.unlock()
-            if let settled { settle(settled) }
-            process(work)
-            if inFlight == nil && !open.isEmpty { handOff() }
+            stage.lock()
+            turn(work)
+            stage.unlock()
             condition.lock()
         }
         condition.unlock()
-        stopWriter()
+        stage.locked {
+            drain()
+            writerRunning = false
+            stage.broadcast()
+        }
         condition.locked {
             running = false
             condition.broadcast()
         }
     }
 
-    /// One turn: due timers first (a write of their own ahead of the input when the writer is
-    /// free: a long press is never late because other buttons are busy), then the queued
-    /// work in order. An exclusive job waits until everything before it is committed.
-    private func process(_ work: [Work]) {
+    /// One turn (stage lock held): what followed a failed batch again, due timers first, then
+    /// the queued work in order. A batch with timer events is written without lingering, so a
+    /// long press is never late because other buttons are busy. An exclusive job waits until
+    /// everything before it is committed.
+    private func turn(_ work: [Work]) {
+        if let failed { recover(from: failed) }
         fireDueTimers()
-        if inFlight == nil && !open.events.isEmpty && !work.isEmpty { handOff() }
         for item in work {
             switch item {
             case .command(let command, let sender, let reply):
                 apply(command, by: sender, reply: reply, to: &open)
             case .exclusive(let job):
                 drain()
+                stage.unlock()
                 job()
+                stage.lock()
+                // The job may have changed machines in their slots: read them again.
+                open = Batch(firstSeq: open.firstSeq, generation: open.generation)
             }
         }
+        wakeWriter()
     }
 
-    /// Whether a refusal must wait: the state it was decided on is not all committed yet.
-    var refusalsWait: Bool { inFlight != nil }
+    /// Whether a refusal must wait (stage lock held): a batch it may have been decided on is
+    /// not committed yet.
+    var refusalsWait: Bool { writing }
 
-    /// Gives the open batch to the writer and opens the next on top of it; the refusals it
-    /// held back are answered now, since what it was applied on is committed.
-    private func handOff() {
-        let batch = open
-        open = Batch(after: batch)
-        busy = batch.answers.count > 1
-        if batch.needsWrite {
-            inFlight = batch
-            write(batch.sealed)
-        } else {
-            open = Batch(firstSeq: batch.firstSeq)
-        }
-        let refusals = batch.refusals
-        if !refusals.isEmpty { answering { for refusal in refusals { refusal.reply(.failure(refusal.error)) } } }
+    /// Wakes the writer if it waits for work (stage lock held).
+    private func wakeWriter() {
+        if !writing && !lingering && !open.isEmpty { stage.signal() }
     }
 
-    /// Takes the writer's outcome for the batch in flight. Committed: its buttons' timers are
-    /// re-armed. Failed: its fired timers retry shortly, and the open batch, applied on top
-    /// of it, is applied again to what is committed (its seq numbers, refusals and
-    /// deliveries were decided on a batch that never happened).
-    private func settle(_ committed: Bool) {
-        guard let done = inFlight else { return }
-        inFlight = nil
-        if committed {
-            for (_, entry) in done.buttons { arm(entry.slot) }
-            return
-        }
+    /// The writer could not commit `failed` (its callers have their 503): the open batch was
+    /// applied on top of it, so its commands are applied again to what is committed (their seq numbers, refusals and deliveries were decided on a batch that
+    /// never happened). Its fired timers retry shortly.
+    private func recover(from failed: Batch) {
+        self.failed = nil
         let retry = clock.now() + 100
-        for slot in done.fired { timers.schedule(slot, at: retry) }
+        for slot in failed.fired { timers.schedule(slot, at: retry) }
         let again = open
-        open = Batch(firstSeq: log.nextSeq)
+        open = Batch(firstSeq: failed.firstSeq, generation: failed.generation)
         let now = clock.now()
         for slot in again.fired { timers.schedule(slot, at: now) }
         fireDueTimers()
         for item in again.submitted { apply(item.command, by: item.sender, reply: item.reply, to: &open) }
-        for (_, entry) in done.buttons { arm(entry.slot) }
-        for (_, entry) in again.buttons { arm(entry.slot) }
+        for (_, entry) in failed.buttons { arm(entry.slot) }
     }
 
-    /// Waits until everything applied so far is committed (or refused).
+    /// Waits (stage lock held) until everything applied so far is committed or refused.
     private func drain() {
         while true {
-            if inFlight != nil {
-                let committed = condition.locked { () -> Bool in
-                    while outcome == nil { condition.wait() }
-                    defer { outcome = nil }
-                    return outcome!
-                }
-                settle(committed)
+            if let failed {
+                recover(from: failed)
+                continue
             }
-            guard !open.isEmpty else { return }
-            handOff()
+            guard writing || !open.isEmpty else { return }
+            wakeWriter()
+            stage.wait()
         }
     }
 
-    /// Called by the writer when the batch it was given is committed or refused.
-    func writerDone(committed: Bool) {
+    /// Called by the writer when it could not commit a batch.
+    func writerRefused() {
         condition.locked {
-            outcome = committed
+            writerFailed = true
             condition.broadcast()
         }
     }
 
     /// Re-arms the slot's timer at the next deadline of its latest machine (the open batch's,
     /// the one in flight, or the committed one), mapped to the server clock.
-    package func arm(_ slot: ButtonSlot) {
-        let machine = open.machine(of: slot)
+    package func arm(_ slot: ButtonSlot, _ latest: ButtonMachine? = nil) {
+        let machine = latest ?? open.machine(of: slot)
         guard !slot.removed, let deadline = machine.nextDeadline else { return }
         timers.schedule(slot, at: deadline.saturatingSubtract(machine.clockOffset))
     }
@@ -287,11 +270,12 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
             var machine = open.machine(of: slot)
             let gestures = machine.fireDue(now: now)
             guard !gestures.isEmpty else {
-                arm(slot)  // a stale deadline: nothing was due
+                arm(slot, machine)  // a stale deadline: nothing was due
                 continue
             }
             open.fired.append(slot)
             open.keep(machine, of: slot)
+            arm(slot, machine)
             let events = open.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
             // A timer's deliveries are never refused for a full queue: the press was accepted.
             open.deliveries += handlers.deliveries(for: Array(open.events[events]), now: now)

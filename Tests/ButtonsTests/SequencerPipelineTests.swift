@@ -53,13 +53,13 @@ struct SequencerPipelineTests {
         Self.doom(f.store.path)
         var accepted: [ControlEvent] = []
         var t: Int64 = 1_000_000
-        for round in 0..<300 {
+        for round in 0..<1000 {
             let answers = Self.submit(
                 [
                     .input(button: "a", Input(.down, t: t)),
                     .press(button: "doomed", down: Input(.down, t: t), holdMs: 0),
                     .input(button: "a", Input(.up, t: t + 10)),
-                ], to: f.sequencer, spacing: round % 7 * 15)
+                ], to: f.sequencer, spacing: round % 11 * 8)
             #expect(Self.code(answers[1]) == "unavailable")
             var held = false
             switch answers[0] {
@@ -82,6 +82,7 @@ struct SequencerPipelineTests {
                 accepted += try up[0].get()
             }
             t += 100
+            f.clock.advance(100)
         }
         let log = try f.store.events(after: 0, limit: 100_000, button: nil)
         #expect(!log.isEmpty)
