@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
         .testTarget(
-            name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON"], swiftSettings: strict),
+            name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON", "CSQLite"], swiftSettings: strict),
         .testTarget(name: "ButtondCLITests", dependencies: ["CurlHTTP", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",

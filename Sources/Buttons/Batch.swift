@@ -1,12 +1,30 @@
 import ButtonEngine
 import ButtonStore
 
-/// What one sequencer turn has decided but not yet written: the machines it changed (copies;
+/// What the sequencer has decided but not yet written: the machines it changed (copies;
 /// the slots keep the committed ones until the write succeeds), the events numbered from
 /// `firstSeq`, their deliveries, and which caller gets which events.
+///
+/// While the batches before it are being committed, a batch is applied on top of them
+/// (`under`): it reads the machines as they leave them and numbers its events after them. It keeps the commands it applied, so that if the batch under it fails it
+/// can be applied again to what is committed, and holds back its refusals until then (a
+/// refusal may have been decided on state that never became real).
 package struct Batch {
     package struct Answer {
         var events: Range<Int>
+        var reply: Sequencer.Reply
+    }
+
+    /// A command as it was submitted, kept to apply it again.
+    package struct Submitted {
+        var command: Command
+        var sender: String?
+        var reply: Sequencer.Reply
+    }
+
+    /// A refusal held back until the batch under this one is committed.
+    package struct Refusal {
+        var error: ButtonsError
         var reply: Sequencer.Reply
     }
 
@@ -18,21 +36,55 @@ package struct Batch {
     package var answers: [Answer] = []
     /// Buttons whose timers fired in this batch (re-tried if the write fails).
     package var fired: [ButtonSlot] = []
+    /// The commands applied (accepted or refused), in order.
+    package var submitted: [Submitted] = []
+    /// Refusals not answered yet: the batch was applied on top of one still in flight.
+    package var refusals: [Refusal] = []
+    /// The machines the batches not yet committed leave, each with the generation of its
+    /// batch (the writer commits batches in generation order).
+    private var under: [ObjectIdentifier: (slot: ButtonSlot, machine: ButtonMachine, generation: Int)] = [:]
+    private var underSheets: [ObjectIdentifier: (slot: SheetSlot, machine: SheetMachine, generation: Int)] = [:]
+    /// Deliveries of each batch under this one (by generation), not yet known to the dispatcher.
+    private var deliveriesBelow: [(generation: Int, count: Int)] = []
+    /// Deliveries of the batches under this one, not yet known to the dispatcher.
+    package var deliveriesUnder: Int { deliveriesBelow.reduce(0) { $0 + $1.count } }
+    /// This batch's place in the order of batches (1, 2, …).
+    package let generation: Int
 
-    package init(firstSeq: Int64) {
+    package init(firstSeq: Int64, generation: Int = 1) {
         self.firstSeq = firstSeq
+        self.generation = generation
+    }
+
+    /// The batch that follows `previous` while `previous` (and what is under it) is being
+    /// written; what the writer has committed through generation `committed` is read from
+    /// the slots again.
+    package init(after previous: Batch, committed: Int) {
+        firstSeq = previous.firstSeq + Int64(previous.events.count)
+        generation = previous.generation + 1
+        under = previous.under.filter { $0.value.generation > committed }
+        underSheets = previous.underSheets.filter { $0.value.generation > committed }
+        for (id, entry) in previous.buttons { under[id] = (entry.slot, entry.machine, previous.generation) }
+        for (id, entry) in previous.sheets { underSheets[id] = (entry.slot, entry.machine, previous.generation) }
+        deliveriesBelow = previous.deliveriesBelow.filter { $0.generation > committed }
+        if !previous.deliveries.isEmpty { deliveriesBelow.append((previous.generation, previous.deliveries.count)) }
     }
 
     /// Nothing to write and nobody to answer.
-    package var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && events.isEmpty && answers.isEmpty }
+    package var isEmpty: Bool { !needsWrite && refusals.isEmpty }
+
+    /// Something to commit, or someone to answer after the commit.
+    package var needsWrite: Bool { !(buttons.isEmpty && sheets.isEmpty && events.isEmpty && answers.isEmpty) }
 
     /// The button's machine as this batch has left it so far.
     package func machine(of slot: ButtonSlot) -> ButtonMachine {
-        buttons[ObjectIdentifier(slot)]?.machine ?? slot.machine
+        let id = ObjectIdentifier(slot)
+        return buttons[id]?.machine ?? under[id]?.machine ?? slot.machine
     }
 
     package func machine(of slot: SheetSlot) -> SheetMachine {
-        sheets[ObjectIdentifier(slot)]?.machine ?? slot.machine
+        let id = ObjectIdentifier(slot)
+        return sheets[id]?.machine ?? underSheets[id]?.machine ?? slot.machine
     }
 
     package mutating func keep(_ machine: ButtonMachine, of slot: ButtonSlot) {

@@ -60,7 +60,7 @@ package struct ControlEvent: Sendable {
         w.write(t)
         w.key("at")
         w.raw("\"")
-        w.bytes.append(contentsOf: Timestamp.iso8601Bytes(milliseconds: t))
+        Timestamp.iso8601(milliseconds: t, into: &w.bytes)
         w.raw("\"")
         w.key("data")
         w.raw("{")
@@ -94,8 +94,16 @@ package enum Timestamp {
         String(decoding: iso8601Bytes(milliseconds: milliseconds), as: UTF8.self)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes, with no intermediate strings (it is on the hot path).
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes.
     package static func iso8601Bytes(milliseconds: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        iso8601(milliseconds: milliseconds, into: &out)
+        return out
+    }
+
+    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` to `out`, with no intermediate buffer (it is on the
+    /// hot path: every event's `at`).
+    package static func iso8601(milliseconds: Int64, into out: inout [UInt8]) {
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(ms)) / 1000
         var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
@@ -110,29 +118,22 @@ package enum Timestamp {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = min(max(yearOfEra + era * 400 + (month <= 2 ? 1 : 0), 0), 9999)
-        var out = [UInt8](repeating: 0, count: 24)
-        func put(_ value: Int, at index: Int, width: Int) {
-            var v = value
-            for i in stride(from: index + width - 1, through: index, by: -1) {
-                out[i] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
+        func put(_ value: Int, width: Int, then separator: UInt8) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
             }
+            out.append(separator)
         }
-        put(year, at: 0, width: 4)
-        out[4] = UInt8(ascii: "-")
-        put(month, at: 5, width: 2)
-        out[7] = UInt8(ascii: "-")
-        put(day, at: 8, width: 2)
-        out[10] = UInt8(ascii: "T")
-        put(secondOfDay / 3600, at: 11, width: 2)
-        out[13] = UInt8(ascii: ":")
-        put(secondOfDay / 60 % 60, at: 14, width: 2)
-        out[16] = UInt8(ascii: ":")
-        put(secondOfDay % 60, at: 17, width: 2)
-        out[19] = UInt8(ascii: ".")
-        put(ms, at: 20, width: 3)
-        out[23] = UInt8(ascii: "Z")
-        return out
+        put(year, width: 4, then: UInt8(ascii: "-"))
+        put(month, width: 2, then: UInt8(ascii: "-"))
+        put(day, width: 2, then: UInt8(ascii: "T"))
+        put(secondOfDay / 3600, width: 2, then: UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, width: 2, then: UInt8(ascii: ":"))
+        put(secondOfDay % 60, width: 2, then: UInt8(ascii: "."))
+        put(ms, width: 3, then: UInt8(ascii: "Z"))
     }
 
     /// Now, in Unix epoch milliseconds with their fraction.

@@ -50,27 +50,35 @@ extension Sequencer {
     }
 
     /// Applies `command` to the batch's machines. Refused (unknown button, engine error,
-    /// full delivery queue): answered now, the batch unchanged. Accepted: answered when the
-    /// batch is committed, with its own events.
-    package func apply(_ command: Command, by sender: String? = nil, reply: @escaping Reply, to batch: inout Batch) {
+    /// full delivery queue): the batch unchanged, answered now, or once the batch under this
+    /// one is committed. Accepted: answered when the batch is committed, with its own events.
+    func apply(_ command: Command, by sender: String? = nil, reply: @escaping Reply, to batch: inout Batch) {
         let now = clock.now()
         let mark = batch.events.count
+        batch.submitted.append(Batch.Submitted(command: command, sender: sender, reply: reply))
         do throws(ButtonsError) {
             try checkFuture(command, now: now)
             let applied = try machines(after: command, in: batch, now: now)
             let range = batch.append(applied.gestures, idPrefix: log.idPrefix, by: sender)
             let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
-            if !rows.isEmpty && dispatcher.depth + batch.deliveries.count + rows.count > maxQueue {
+            if !rows.isEmpty && dispatcher.depth + batch.deliveriesUnder + batch.deliveries.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)
                 throw ButtonsError.unavailable(
                     "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
             }
-            for (slot, machine) in applied.buttons { batch.keep(machine, of: slot) }
+            for (slot, machine) in applied.buttons {
+                batch.keep(machine, of: slot)
+                arm(slot, machine)
+            }
             if let (slot, machine) = applied.sheet { batch.keep(machine, of: slot) }
             batch.deliveries += rows
             batch.answers.append(Batch.Answer(events: range, reply: reply))
         } catch {
-            reply(.failure(error))
+            if refusalsWait {
+                batch.refusals.append(Batch.Refusal(error: error, reply: reply))
+            } else {
+                reply(.failure(error))
+            }
         }
     }
 

@@ -6,11 +6,14 @@ import ThreadSupport
 /// The one owner of every button's and sheet's live state. Request threads parse and
 /// validate, hand a `Command` over with a reply, and suspend their connection; the
 /// sequencer thread takes everything queued, fires the timers that are due first (committed
-/// ahead of the input), applies the commands in order to copies of the machines, writes the
-/// whole batch (events, states, deliveries) in one transaction, and only then keeps the new
-/// machines, publishes the events and answers each caller with exactly its own events. A refused command (404,
-/// 409, 503) is answered at once and changes nothing.
-package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and `running` are guarded by `condition`; the rest belongs to the sequencer thread
+/// ahead of the input), and applies the commands in order to copies of the machines. The
+/// writer thread (`Sequencer+Writer.swift`) writes each batch (events, states, deliveries) in
+/// one transaction and only then keeps the new machines, publishes the events and answers
+/// each caller with exactly its own events. The two run as a pipeline: while batch N is
+/// committed, batch N+1 is applied on top of it; if N fails, N+1 is applied again to what is
+/// committed. A refused command (404, 409, 503) is answered without a trace, once nothing
+/// it was decided on can still fail.
+package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `writerFailed` are guarded by `condition`, the pipeline's state by `stage`; `timers` belongs to the sequencer thread
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
     package enum Work: Sendable {
@@ -24,6 +27,28 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
     private var queue: [Work] = []
     private var stopped = false
     private var running = false
+    /// The writer refused a batch: the sequencer is to apply again what followed it.
+    private var writerFailed = false
+
+    /// Guards the pipeline's stage between the two threads: `open`, `writing`,
+    /// `lingering`, `failed`, `committed`, `busy` and `writerRunning`. The sequencer holds it
+    /// while it applies one turn; the writer takes it to take the next batch.
+    let stage = Condition()
+    /// The batch being applied, on top of every batch not yet committed. The writer takes it
+    /// when it is free.
+    var open = Batch(firstSeq: 0)
+    /// The writer has a batch it has not finished.
+    var writing = false
+    /// The writer waits a moment for a small batch to grow.
+    var lingering = false
+    /// The batch the writer could not commit, until the sequencer has applied again what
+    /// followed it; the writer takes nothing meanwhile.
+    var failed: Batch?
+    /// Every batch up to this generation is committed.
+    var committed = 0
+    /// The last batch taken answered more than one request.
+    var busy = false
+    var writerRunning = false
 
     package let registry: Registry
     package let log: EventLog
@@ -59,6 +84,11 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
 
     package func start() {
         condition.locked { running = true }
+        stage.locked {
+            writerRunning = true
+            open = Batch(firstSeq: log.nextSeq)
+        }
+        startThread(name: "buttond.writer") { [self] in runWriter() }
         startThread(name: "buttond.sequencer") { [self] in run() }
     }
 
@@ -71,8 +101,8 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         }
     }
 
-    /// Queues `command`; `reply` is called once, on the sequencer thread, after its events
-    /// are committed (or at once with the error that refused it).
+    /// Queues `command`; `reply` is called once, on the writer thread after its events are
+    /// committed, or on the sequencer thread with the error that refused it.
     package func submit(_ command: Command, by sender: String? = nil, reply: @escaping Reply) {
         condition.locked {
             guard running, !stopped else {
@@ -111,19 +141,18 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
         }
     }
 
-    /// Under load (the last turn had more than one request), a turn with fewer than
-    /// `lingerBelow` requests waits up to `linger` seconds for more before it commits.
+    /// Under load (the last batch answered more than one request), the free writer waits up
+    /// to `linger` seconds for a batch of fewer than `lingerBelow` requests to grow.
     package static let lingerBelow = 32
     package static let linger = 0.0002
 
     private func run() {
-        var busy = false
-        // Woken request threads must not preempt the thread that answers them all, and a
+        // Woken request threads must not preempt the thread that applies them all, and a
         // timer must not wait behind them.
         setThreadNice(-10)
         condition.lock()
         while true {
-            if queue.isEmpty {
+            if queue.isEmpty && !writerFailed {
                 if stopped { break }
                 if let next = timers.next {
                     let wait = Double(next) - clock.precise()
@@ -136,101 +165,120 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped` and 
                     continue
                 }
             }
-            if busy && queue.count < Self.lingerBelow && !stopped && !timerDue(within: Self.linger * 1000) {
-                // Under load, a moment's wait lets more requests join this transaction: fewer,
-                // larger commits cost less per input than many small ones.
-                condition.wait(seconds: Self.linger)
-            }
             let work = queue
             queue = []
-            busy = work.count > 1
+            writerFailed = false
             condition.unlock()
-            process(work)
+            stage.lock()
+            turn(work)
+            stage.unlock()
             condition.lock()
         }
-        running = false
-        condition.broadcast()
         condition.unlock()
-    }
-
-    /// One turn: due timers first, then the queued work in order, committed in as few
-    /// transactions as exclusive jobs allow (one, usually).
-    private func timerDue(within milliseconds: Double) -> Bool {
-        guard let next = timers.next else { return false }
-        return Double(next) <= clock.precise() + milliseconds
-    }
-
-    private func process(_ work: [Work]) {
-        var batch = Batch(firstSeq: log.nextSeq)
-        fireDueTimers(into: &batch)
-        if !batch.events.isEmpty && !work.isEmpty {
-            // Timer events go out in a small transaction of their own, ahead of the queued
-            // input: a long press is never late because other buttons are busy.
-            commit(&batch)
-            batch = Batch(firstSeq: log.nextSeq)
+        stage.locked {
+            drain()
+            writerRunning = false
+            stage.broadcast()
         }
+        condition.locked {
+            running = false
+            condition.broadcast()
+        }
+    }
+
+    /// One turn (stage lock held): what followed a failed batch again, due timers first, then
+    /// the queued work in order. A batch with timer events is written without lingering, so a
+    /// long press is never late because other buttons are busy. An exclusive job waits until
+    /// everything before it is committed.
+    private func turn(_ work: [Work]) {
+        if let failed { recover(from: failed) }
+        fireDueTimers()
         for item in work {
             switch item {
             case .command(let command, let sender, let reply):
-                apply(command, by: sender, reply: reply, to: &batch)
+                apply(command, by: sender, reply: reply, to: &open)
             case .exclusive(let job):
-                commit(&batch)
-                batch = Batch(firstSeq: log.nextSeq)
+                drain()
+                stage.unlock()
                 job()
+                stage.lock()
+                // The job may have changed machines in their slots: read them again.
+                open = Batch(firstSeq: open.firstSeq, generation: open.generation)
             }
         }
-        commit(&batch)
+        wakeWriter()
     }
 
-    /// Writes the batch and, once it is durable, makes it real: machines kept, timers
-    /// re-armed, events published, callers answered. If the store refuses it, nothing of it
-    /// happened: callers get 503, seq numbers are not used, timers retry shortly.
-    private func commit(_ batch: inout Batch) {
-        guard !batch.isEmpty else { return }
-        do throws(StoreError) {
-            try log.write(batch.events, states: batch.states, deliveries: batch.deliveries)
-        } catch {
-            let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
-            let answers = batch.answers
-            answering { for answer in answers { answer.reply(.failure(refusal)) } }
-            let retry = clock.now() + 100
-            for slot in batch.fired { timers.schedule(slot, at: retry) }
-            return
-        }
-        for (_, entry) in batch.buttons {
-            entry.slot.locked { entry.slot.machine = entry.machine }
-            arm(entry.slot)
-        }
-        for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
-        dispatcher.added(batch.deliveries)
-        publisher.publish(batch.events)
-        let (answers, events) = (batch.answers, batch.events)
-        answering {
-            for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
-        }
-        observer.committed(batch.events, states: batch.states, answers: batch.answers.count)
+    /// Whether a refusal must wait (stage lock held): a batch it may have been decided on is
+    /// not committed yet.
+    var refusalsWait: Bool { writing }
+
+    /// Wakes the writer if it waits for work (stage lock held).
+    private func wakeWriter() {
+        if !writing && !lingering && !open.isEmpty { stage.signal() }
     }
 
-    /// Re-arms the slot's timer at its next deadline, mapped to the server clock.
-    package func arm(_ slot: ButtonSlot) {
-        guard !slot.removed, let deadline = slot.machine.nextDeadline else { return }
-        timers.schedule(slot, at: deadline.saturatingSubtract(slot.machine.clockOffset))
-    }
-
-    private func fireDueTimers(into batch: inout Batch) {
+    /// The writer could not commit `failed` (its callers have their 503): the open batch was
+    /// applied on top of it, so its commands are applied again to what is committed (their seq numbers, refusals and deliveries were decided on a batch that
+    /// never happened). Its fired timers retry shortly.
+    private func recover(from failed: Batch) {
+        self.failed = nil
+        let retry = clock.now() + 100
+        for slot in failed.fired { timers.schedule(slot, at: retry) }
+        let again = open
+        open = Batch(firstSeq: failed.firstSeq, generation: failed.generation)
         let now = clock.now()
-        for slot in timers.popDue(now: now) where !slot.removed {
-            var machine = batch.machine(of: slot)
-            let gestures = machine.fireDue(now: now)
-            guard !gestures.isEmpty else {
-                arm(slot)  // a stale deadline: nothing was due
+        for slot in again.fired { timers.schedule(slot, at: now) }
+        fireDueTimers()
+        for item in again.submitted { apply(item.command, by: item.sender, reply: item.reply, to: &open) }
+        for (_, entry) in failed.buttons { arm(entry.slot) }
+    }
+
+    /// Waits (stage lock held) until everything applied so far is committed or refused.
+    private func drain() {
+        while true {
+            if let failed {
+                recover(from: failed)
                 continue
             }
-            batch.fired.append(slot)
-            batch.keep(machine, of: slot)
-            let events = batch.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
+            guard writing || !open.isEmpty else { return }
+            wakeWriter()
+            stage.wait()
+        }
+    }
+
+    /// Called by the writer when it could not commit a batch.
+    func writerRefused() {
+        condition.locked {
+            writerFailed = true
+            condition.broadcast()
+        }
+    }
+
+    /// Re-arms the slot's timer at the next deadline of its latest machine (the open batch's,
+    /// the one in flight, or the committed one), mapped to the server clock.
+    package func arm(_ slot: ButtonSlot, _ latest: ButtonMachine? = nil) {
+        let machine = latest ?? open.machine(of: slot)
+        guard !slot.removed, let deadline = machine.nextDeadline else { return }
+        timers.schedule(slot, at: deadline.saturatingSubtract(machine.clockOffset))
+    }
+
+    /// Fires every timer that is due into the open batch.
+    private func fireDueTimers() {
+        let now = clock.now()
+        for slot in timers.popDue(now: now) where !slot.removed {
+            var machine = open.machine(of: slot)
+            let gestures = machine.fireDue(now: now)
+            guard !gestures.isEmpty else {
+                arm(slot, machine)  // a stale deadline: nothing was due
+                continue
+            }
+            open.fired.append(slot)
+            open.keep(machine, of: slot)
+            arm(slot, machine)
+            let events = open.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
             // A timer's deliveries are never refused for a full queue: the press was accepted.
-            batch.deliveries += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            open.deliveries += handlers.deliveries(for: Array(open.events[events]), now: now)
         }
     }
 }

@@ -19,7 +19,7 @@ public struct RequestGate: Sendable {
     /// The refusal for a request, or nil when it may go on.
     func refusal(host: String?, origin: String?, boundHost: String, tls: Bool) -> HTTPError? {
         guard enabled else { return nil }
-        if let host, !answers(to: Self.name(ofHost: host), boundHost: boundHost) {
+        if let host, !Self.isLoopback(host: host), !answers(to: Self.name(ofHost: host), boundHost: boundHost) {
             return HTTPError(
                 421, code: "host_refused",
                 message: "this server does not answer to the host '\(host)': start it with --allow-host NAME (or --public-url URL) to allow it")
@@ -45,6 +45,23 @@ public struct RequestGate: Sendable {
             let pattern = allowed.lowercased()
             return pattern.hasPrefix("*.") ? name.hasSuffix(pattern.dropFirst()) : name == pattern
         }
+    }
+
+    /// `127.0.0.1` or `localhost`, with a port or none: what nearly every request on the
+    /// default bind carries, answered without lower-casing and parsing it (the press path).
+    static func isLoopback(host: String) -> Bool {
+        var utf8 = host.utf8[...]
+        if utf8.starts(with: "127.0.0.1".utf8) {
+            utf8 = utf8.dropFirst(9)
+        } else if utf8.starts(with: "localhost".utf8) {
+            utf8 = utf8.dropFirst(9)
+        } else {
+            return false
+        }
+        guard let colon = utf8.first else { return true }
+        let port = utf8.dropFirst()
+        return colon == UInt8(ascii: ":") && !port.isEmpty && port.count <= 5
+            && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// The host of a `Host` header: lower-cased, without its port, an IPv6 address unbracketed.

@@ -1,0 +1,71 @@
+import ButtonStore
+import ThreadSupport
+
+/// The writer thread: the second stage of the sequencer's pipeline. When it is free it takes
+/// the open batch (the sequencer applies its successor on top of it), writes it in one transaction and, once it is durable, makes
+/// it real (machines kept, deliveries handed on, events published, callers answered), in
+/// the order the batches were applied. Under load it never waits for the sequencer: the
+/// next batch has grown while it wrote. If the store refuses a batch nothing of it
+/// happened: its callers get 503, and it takes nothing more until the sequencer has applied
+/// again what followed.
+extension Sequencer {
+    func runWriter() {
+        // It answers every caller of a batch: request threads must not preempt it either.
+        setThreadNice(-10)
+        stage.lock()
+        while true {
+            while writerRunning && (failed != nil || open.isEmpty) { stage.wait() }
+            guard failed == nil, !open.isEmpty else { break }
+            if busy && open.fired.isEmpty && open.answers.count < Self.lingerBelow && writerRunning {
+                // Under load, a moment's wait lets more requests join this transaction:
+                // fewer, larger commits cost less per input than many small ones.
+                lingering = true
+                stage.wait(seconds: Self.linger)
+                lingering = false
+            }
+            let batch = open
+            open = Batch(after: batch, committed: committed)
+            writing = true
+            if !batch.answers.isEmpty { busy = batch.answers.count > 1 }
+            stage.unlock()
+            // Every batch before it is committed: what it refused was decided on real state.
+            let refusals = batch.refusals
+            if !refusals.isEmpty { answering { for refusal in refusals { refusal.reply(.failure(refusal.error)) } } }
+            let written = !batch.needsWrite || commit(batch)
+            stage.lock()
+            writing = false
+            if written {
+                committed = batch.generation
+            } else {
+                failed = batch
+                writerRefused()
+            }
+            stage.broadcast()
+        }
+        stage.unlock()
+    }
+
+    /// Writes the batch and, once it is durable, keeps its machines, publishes its events and
+    /// answers its callers. False if the store refused it (callers answered 503, seq unused).
+    private func commit(_ batch: Batch) -> Bool {
+        let states = batch.states
+        do throws(StoreError) {
+            try log.write(batch.events, states: states, deliveries: batch.deliveries)
+        } catch {
+            let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
+            let answers = batch.answers
+            answering { for answer in answers { answer.reply(.failure(refusal)) } }
+            return false
+        }
+        for (_, entry) in batch.buttons { entry.slot.locked { entry.slot.machine = entry.machine } }
+        for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
+        dispatcher.added(batch.deliveries)
+        publisher.publish(batch.events)
+        let (answers, events) = (batch.answers, batch.events)
+        answering {
+            for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
+        }
+        observer.committed(batch.events, states: states, answers: batch.answers.count)
+        return true
+    }
+}
