@@ -1,4 +1,4 @@
-import JSON
+@testable import JSON
 import Testing
 
 /// The strict parser (RFC 8259): what it accepts, and every reject with its message and the
@@ -56,13 +56,13 @@ import Testing
         ("\"a\u{01}\"", "control character in string", 2),
         ("\"a\\n\u{1F}\"", "control character in string", 5),
         (#""\x""#, "invalid escape", 3),
-        (#""\u12""#, "invalid \u escape", 3),
-        (#""\uZZZZ""#, "invalid \u escape", 3),
-        (#""\ud800""#, "lone surrogate in \u escape", 7),
-        (#""\udc00""#, "lone surrogate in \u escape", 7),
-        (#""\ud800\u0041""#, "lone surrogate in \u escape", 13),
+        (#""\u12""#, "invalid \\u escape", 3),
+        (#""\uZZZZ""#, "invalid \\u escape", 3),
+        (#""\ud800""#, "lone surrogate in \\u escape", 7),
+        (#""\udc00""#, "lone surrogate in \\u escape", 7),
+        (#""\ud800\u0041""#, "lone surrogate in \\u escape", 13),
         (#"{"a": 1, "a": 2}"#, "duplicate key 'a'", 15),
-    ])
+    ] as [(String, String, Int)])
     func rejects(_ text: String, _ message: String, _ offset: Int) {
         #expect(throws: JSONParser.Failure(message: message, offset: offset), "\(text)") { try Self.parse(text) }
     }

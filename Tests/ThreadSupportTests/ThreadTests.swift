@@ -14,9 +14,7 @@ import ThreadSupport
     static func run(name: String, _ body: @escaping @Sendable (Seen) -> Void) -> Seen {
         let seen = Seen()
         startThread(name: name) {
-            var buffer = [CChar](repeating: 0, count: 64)
-            pthread_getname_np(pthread_self(), &buffer, buffer.count)
-            let threadName = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let threadName = Self.currentThreadName()
             body(seen)
             seen.condition.locked {
                 seen.name = threadName
@@ -29,6 +27,16 @@ import ThreadSupport
             while seen.name == nil && SystemClock.monotonicSeconds() < deadline { seen.condition.wait(seconds: 1) }
         }
         return seen
+    }
+
+    /// The calling thread's name as the kernel has it (what `top -H` shows).
+    static func currentThreadName() -> String {
+        let fd = open("/proc/thread-self/comm", O_RDONLY)
+        guard fd >= 0 else { return "(no /proc/thread-self/comm)" }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = read(fd, &buffer, buffer.count)
+        return String(decoding: buffer.prefix(max(n, 0)), as: UTF8.self).trimmingSuffix("\n")
     }
 
     @Test func theBodyRunsOnAnotherThreadUnderItsName() {
@@ -52,4 +60,8 @@ import ThreadSupport
         }
         #expect(seen.condition.locked { seen.nice } == true)
     }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }
