@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "MicroHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "ButtonStore", "MicroHTTP"], swiftSettings: strict),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "ButtonStore", "MicroHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(

@@ -113,7 +113,10 @@ struct SequencerTests {
             #expect(events.map(\.seq) == Array(next..<next + 4))
             next += 4
         }
-        // Fewer transactions than callers: they were batched, all 50 in one.
+        // Fewer transactions than callers: they were batched, all 50 in one. The observer
+        // hears of a commit after its callers are answered: once the sequencer has stopped,
+        // it has heard of every one.
+        f.sequencer.stop()
         let batches = f.commits.batches.withLock { $0 }
         #expect(batches.count < answers.count)
         #expect(batches == [Array(1...200)])
