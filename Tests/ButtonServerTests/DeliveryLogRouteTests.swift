@@ -17,7 +17,7 @@ private final class StopFlag: @unchecked Sendable {  // `value` is guarded by `l
 
 /// The delivery log as the API serves it (`/api/v1/deliveries`): listing, paging and filters,
 /// retention as `--delivery-retention` sets it, and what deleting a handler or button leaves.
-/// The store's own delivery rows are tested in ButtonStoreTests' DeliveryLogTests.
+/// The store's own delivery rows are tested in ButtonStoreTests' DeliveryLogRouteTests.
 @Suite("Delivery log over the API")
 struct DeliveryLogRouteTests {
     // MARK: Helpers
