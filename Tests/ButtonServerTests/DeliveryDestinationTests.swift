@@ -5,7 +5,7 @@ import Testing
 import CurlHTTP
 
 /// The delivery log suite, continued: where a webhook may go, test and redeliver, restart.
-extension DeliveryLogTests {
+extension DeliveryLogRouteTests {
     // MARK: 6. Destinations
 
     @Test func buttondsOwnAddressIsRefusedAtRegistration() throws {

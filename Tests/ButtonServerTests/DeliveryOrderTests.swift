@@ -6,7 +6,7 @@ import CurlHTTP
 
 /// The delivery log suite, continued: order per handler, shaping a request (method, body
 /// template, headers). What the press token sees is in PressViewTests.swift.
-extension DeliveryLogTests {
+extension DeliveryLogRouteTests {
     // MARK: 4. Order
 
     @Test func anOrderedHandlerHoldsLaterDeliveriesBehindARetry() throws {

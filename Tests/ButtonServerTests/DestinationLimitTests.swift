@@ -37,7 +37,7 @@ final class HungReceiver: @unchecked Sendable {  // fields are set once in init
 
 /// The delivery log suite, continued: one destination that hangs does not take the workers
 /// of the others.
-extension DeliveryLogTests {
+extension DeliveryLogRouteTests {
     @Test func aHungDestinationDoesNotDelayAHealthyOne() throws {
         let server = try Self.server()  // 16 workers, as in production
         let hung = try HungReceiver()

@@ -37,7 +37,7 @@ struct FramingTests {
         #expect(reply.status == 400, "\(name)")
         #expect(reply.json["error"]?["code"] == .string("bad_request"), "\(name): \(String(decoding: reply.body, as: UTF8.self))")
         #expect(reply.header("connection")?.lowercased() == "close", "\(name)")
-        #expect(HardeningTests.closedWithin(connection, seconds: 2), "\(name): the connection stays open")
+        #expect(connection.closedWithin(seconds: 2), "\(name): the connection stays open")
         let events = try server.client.get("/api/v1/events?after=0").json["events"]?.array ?? []
         #expect(events.isEmpty, "\(name): the hidden request ran")
     }
@@ -53,7 +53,7 @@ struct FramingTests {
         try connection.write(Array((head + Self.hidden).utf8))
         let reply = try connection.readReply(bodyless: true)
         #expect([400, 413].contains(reply.status))
-        #expect(HardeningTests.closedWithin(connection, seconds: 2))
+        #expect(connection.closedWithin(seconds: 2))
         #expect((try server.client.get("/api/v1/events?after=0").json["events"]?.array ?? []).isEmpty)
     }
 

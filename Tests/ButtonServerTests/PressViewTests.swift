@@ -6,7 +6,7 @@ import CurlHTTP
 
 /// The delivery log suite, continued: what the press token sees of handlers and deliveries
 /// (SPEC §6): where a handler points and how it is doing, never what it sends or what came back.
-extension DeliveryLogTests {
+extension DeliveryLogRouteTests {
     // MARK: 9. The press token's view
 
     /// Each of these may be a credential; every one is in a place the press token can read.

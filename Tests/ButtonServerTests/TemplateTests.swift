@@ -7,7 +7,7 @@ import Testing
 /// numbers, the chosen option's and the new face's labels.
 @Suite("Webhook templates, live")
 struct TemplateTests {
-    typealias H = DeliveryLogTests
+    typealias H = DeliveryLogRouteTests
 
     @Test func urlNumbersAndLabelsAreFilledIn() throws {
         let server = try H.server()

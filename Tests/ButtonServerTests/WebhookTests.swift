@@ -92,7 +92,7 @@ struct WebhookTests {
         // Pressed again: a disabled handler gets no delivery, so nothing is left to send.
         #expect(try server.post("/api/v1/buttons/b/press").status == 200)
         #expect(try Self.deliveries(server, hid).count == 1)
-        #expect(try DeliveryLogTests.outboxDepth(server) == 0)
+        #expect(try DeliveryLogRouteTests.outboxDepth(server) == 0)
         #expect(sink.received.count == 1)
     }
 
@@ -235,7 +235,7 @@ struct WebhookTests {
         let got = sink.wait { $0.count >= 1 }
         // Option a made no delivery at all; with the outbox empty nothing more can come.
         #expect(try Self.deliveries(server, try #require(ok.json["id"]?.string)).count == 1)
-        #expect(try eventually({ try DeliveryLogTests.outboxDepth(server) }, until: { $0 == 0 }) == 0)
+        #expect(try eventually({ try DeliveryLogRouteTests.outboxDepth(server) }, until: { $0 == 0 }) == 0)
         #expect(sink.received.count == 1)
         #expect(got.first.map { try? JSONParser.parse($0.body)["data"]?["option"] } == "b")
     }
@@ -269,7 +269,7 @@ struct DeliveryRestartTests {
         let moved = try server.client.request("PATCH", "/api/v1/handlers/\(hid)", json: "{\"webhook\": {\"url\": \"\(sink.url("/ok"))\"}}")
         #expect(moved.status == 200)
         let got = sink.wait(seconds: 20) { $0.count >= 5 }
-        #expect(try eventually({ try DeliveryLogTests.outboxDepth(server) }, until: { $0 == 0 }) == 0)
+        #expect(try eventually({ try DeliveryLogRouteTests.outboxDepth(server) }, until: { $0 == 0 }) == 0)
         #expect(sink.received.count == 5)
         #expect(got.compactMap { (try? JSONParser.parse($0.body))?["seq"]?.int } == seqs)
         #expect(got.allSatisfy { $0.verified == true })

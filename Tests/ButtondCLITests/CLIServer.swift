@@ -7,9 +7,11 @@ import TestSupport
 /// answers read back.
 struct CLIServer {
     let process: ServerProcess
+    let dataDir: String
 
     init(_ arguments: [String] = []) throws {
-        process = try ServerProcess(dataDir: NSTemporaryDirectory() + "buttond-cli-\(UUID().uuidString)", arguments: arguments)
+        dataDir = NSTemporaryDirectory() + "buttond-cli-\(UUID().uuidString)"
+        process = try ServerProcess(dataDir: dataDir, arguments: arguments)
     }
 
     var url: String { process.url }

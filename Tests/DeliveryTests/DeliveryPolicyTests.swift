@@ -1,6 +1,7 @@
 import ButtonStore
 import Delivery
 import Testing
+import TestSupport
 
 /// Every rule of SPEC §5 on what follows an attempt, without a socket in sight.
 @Suite struct DeliveryPolicyTests {
@@ -88,10 +89,12 @@ import Testing
     /// Random outcomes on random deliveries: a delivery is attempted at most maxAttempts
     /// times, every retry lies ahead (by at most an hour and a fifth), nothing expired is
     /// scheduled past its expiry, and only 2xx ends as `ok`.
-    @Test func invariantsHoldForRandomHistories() {
-        var random = SystemRandomNumberGenerator()
+    /// Seeded: a failure names its seed and history, and `arguments: [seed]` replays it.
+    @Test(arguments: 0..<5 as Range<UInt64>)
+    func invariantsHoldForRandomHistories(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
         let outcomes: [AttemptResult.Outcome] = [.ok, .httpStatus, .timeout, .connect, .exitCode, .signal, .refused, .blocked, .expired]
-        for _ in 0..<5_000 {
+        for history in 0..<1_000 {
             let maxAttempts = Int.random(in: 1...20, using: &random)
             let expire: Int64? = Bool.random(using: &random) ? Int64.random(in: 1_000...604_800_000, using: &random) : nil
             let policy = DeliveryPolicy(maxAttempts: maxAttempts, expireAfterMs: expire)
@@ -106,13 +109,14 @@ import Testing
                     retryAfterSeconds: Bool.random(using: &random) ? Int.random(in: 0...100_000, using: &random) : nil)
                 let decision = policy.decide(
                     result, attempt: attempts, createdAt: Self.created, now: now, jitter: Double.random(in: -0.2...0.2, using: &random))
-                #expect(attempts <= maxAttempts)
-                if decision == .finish(.ok) { #expect(outcome == .ok) }
-                if outcome == .ok { #expect(decision == .finish(.ok)) }
-                if status == 410 { #expect(decision == .finishAndDisable) }
+                let context: Comment = "seed \(seed), history \(history), attempt \(attempts): \(outcome) \(status.map(String.init) ?? "-") -> \(decision)"
+                #expect(attempts <= maxAttempts, context)
+                if decision == .finish(.ok) { #expect(outcome == .ok, context) }
+                if outcome == .ok { #expect(decision == .finish(.ok), context) }
+                if status == 410 { #expect(decision == .finishAndDisable, context) }
                 guard case .retry(let at) = decision else { break }
-                #expect(at >= now && at <= now + 4_320_000)
-                if let expire { #expect(at <= Self.created + expire) }
+                #expect(at >= now && at <= now + 4_320_000, context)
+                if let expire { #expect(at <= Self.created + expire, context) }
                 now = at
             }
         }

@@ -1,10 +1,13 @@
+import ButtonStore
 import Delivery
 import MicroHTTP
 import Testing
 
-/// Placeholders in script args (whole only) and in webhook strings (anywhere) (SPEC §5).
+/// Placeholders in script args (whole only) and in webhook strings (anywhere) (SPEC §5), read
+/// the way the dispatcher reads them: from a delivery's typed event facts
+/// (`Placeholders(DeliveryEvent)`), with the event's JSON parsed only for `index` and `by`.
 @Suite struct PlaceholderTests {
-    /// A toggle on a button, as the server writes it.
+    /// A toggle on a button, as the server writes it (its JSON: sorted keys, no `by`).
     static let toggle: JSONValue = [
         "id": "evt_1k", "seq": 56, "type": "toggle", "button": "desk", "t": 1_796_040_000_123,
         "at": "2026-11-30T12:00:00.123Z", "data": ["face": 2, "previousFace": 1],
@@ -14,7 +17,14 @@ import Testing
         "id": "evt_1l", "seq": 57, "type": "select", "sheet": "scenes", "t": 1_796_040_001_000,
         "at": "2026-11-30T12:00:01.000Z", "data": ["option": "movie", "index": 1],
     ]
-    static let fields = Placeholders(event: toggle, label: "Desk lamp")
+    /// The toggle's facts as the handler registry stores them with its delivery, label included.
+    static let toggleFacts = DeliveryEvent(
+        seq: 56, id: "evt_1k", type: "toggle", button: "desk", t: 1_796_040_000_123, face: 2, label: "Desk lamp",
+        json: JSONWriter.encode(toggle))
+    static let selectFacts = DeliveryEvent(
+        seq: 57, id: "evt_1l", type: "select", sheet: "scenes", t: 1_796_040_001_000, option: "movie", label: "Scenes",
+        optionLabel: "Movie night", json: JSONWriter.encode(select))
+    static let fields = Placeholders(toggleFacts)
 
     @Test func readsAButtonEvent() {
         #expect(
@@ -25,23 +35,35 @@ import Testing
     }
 
     @Test func readsASheetEvent() {
-        let fields = Placeholders(event: Self.select, label: "Scenes")
+        let fields = Placeholders(Self.selectFacts)
         #expect(fields.button == "scenes")
         #expect(fields.option == "movie")
         #expect(fields.face == "")
+        #expect(fields.index == "1", "from the event's JSON: a choice has an option")
+        #expect(fields.optionLabel == "Movie night")
         #expect(fields.interpolate("{button}/{option}") == "scenes/movie")
     }
 
+    /// `by` is read from the JSON only when the server wrote it (last, so the JSON ends `"}`).
+    @Test func readsWhoSentItFromTheEventsJSON() {
+        let json = #"{"id":"evt_1m","seq":58,"type":"tap","button":"door","t":1796040002000,"at":"2026-11-30T12:00:02.000Z","data":{},"by":"kiosk"}"#
+        let tap = DeliveryEvent(seq: 58, id: "evt_1m", type: "tap", button: "door", t: 1_796_040_002_000, json: Array(json.utf8))
+        #expect(Placeholders(tap).by == "kiosk")
+        #expect(Placeholders(tap).interpolate("{button} by {by}") == "door by kiosk")
+        #expect(Self.fields.by == "")
+        #expect(Self.fields.index == "", "a toggle has no option, so no index")
+    }
+
     @Test(arguments: [
-        ["type": "tap"] as JSONValue,  // no source, no data
-        [:],
-        .null,
-        ["button": 7, "seq": "56", "data": ["face": "2", "option": 3]],  // wrong JSON types
+        "{}", "", "not json\"}",  // no JSON members at all, or not JSON where `by` is looked for
+        #"{"data": {"index": "1"}, "by": 7}"#,  // wrong JSON types
     ])
-    func missingFieldsAreEmpty(_ event: JSONValue) {
-        let fields = Placeholders(event: event)
+    func missingFieldsAreEmpty(_ json: String) {
+        let event = DeliveryEvent(seq: 0, id: "", type: "tap", t: 0, option: json.contains("index") ? "" : nil, json: Array(json.utf8))
+        let fields = Placeholders(event)
         #expect(fields.button == "" && fields.face == "" && fields.option == "" && fields.label == "")
         #expect(fields.seq == 0 && fields.t == 0 && fields.id == "")
+        #expect(fields.index == "" && fields.by == "" && fields.optionLabel == "" && fields.faceLabel == "")
         #expect(fields.interpolate("[{button}|{face}|{option}|{label}|{id}|{seq}]") == "[|||||0]")
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// `webhook.body`: a JSON template rendered per event, limited at registration (SPEC §5).
 @Suite struct WebhookTemplateTests {
     static let event = PlaceholderTests.toggle
-    static let fields = Placeholders(event: event, label: "Desk lamp")
+    static let fields = Placeholders(PlaceholderTests.toggleFacts)
     static let eventText =
         #"{"at":"2026-11-30T12:00:00.123Z","button":"desk","data":{"face":2,"previousFace":1},"#
         + #""id":"evt_1k","seq":56,"t":1796040000123,"type":"toggle"}"#
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func sheetEvents() throws {
-        let fields = Placeholders(event: PlaceholderTests.select, label: "Scenes")
+        let fields = Placeholders(PlaceholderTests.selectFacts)
         let body = try WebhookTemplate(["scene": "{button}.{option}", "face": "{face}"])
             .render(fields, event: PlaceholderTests.select)
         #expect(String(decoding: body, as: UTF8.self) == #"{"face":"","scene":"scenes.movie"}"#)

@@ -106,6 +106,19 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
         return bytes
     }
 
+    /// Reads until the server closes the connection (true) or `seconds` pass (false).
+    public func closedWithin(seconds: Double) -> Bool {
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = SystemClock.monotonicSeconds() + seconds
+        var byte: UInt8 = 0
+        while SystemClock.monotonicSeconds() < deadline {
+            let n = recv(fd, &byte, 1, 0)
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
+        }
+        return false
+    }
+
     public func readReply(bodyless: Bool = false) throws -> HTTPClient.Reply {
         let (status, headers) = try readHead()
         var body: [UInt8] = []

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.error
@@ -20,8 +19,8 @@ import sys
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import buttond_process  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
+REPO = buttond_process.REPO
+ARTIFACTS = buttond_process.ARTIFACTS
 
 
 # ---- the server ---------------------------------------------------------------------------
@@ -79,28 +78,14 @@ class Server:
 
 
 def start_server(*extra: str, name: str = "server") -> Server:
-    binary = buttond_process.binary()
-    if not binary.exists():
-        pytest.fail(f"buttond binary not found at {binary} (build it with `swift build -c release` or set BUTTOND_BIN)")
-    ARTIFACTS.mkdir(exist_ok=True)
-    data_dir = tempfile.mkdtemp(prefix="buttond-browser-")
-    log_path = ARTIFACTS / f"browser-{name}.log"
-    log = open(log_path, "w")
-    proc, base = buttond_process.launch(data_dir, log, *extra)
-    if base is None:
-        proc.kill()
-        log.close()
-        pytest.fail(f"buttond did not start; log:\n{log_path.read_text()}")
-    srv = Server(base, proc, log_path)
-    srv._cleanup = (log, data_dir)
+    started = buttond_process.start_server("browser", name, *extra, cwd_in_data=True)
+    srv = Server(started.base, started.proc, started.log_path)
+    srv._started = started
     return srv
 
 
 def stop_server(srv: Server) -> None:
-    buttond_process.stop(srv.proc, timeout=10)
-    log, data_dir = srv._cleanup
-    log.close()
-    shutil.rmtree(data_dir, ignore_errors=True)
+    buttond_process.stop_server(srv._started, timeout=10)
 
 
 @pytest.fixture(scope="session")

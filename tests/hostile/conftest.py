@@ -24,8 +24,8 @@ import sys
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import buttond_process  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
+REPO = buttond_process.REPO
+ARTIFACTS = buttond_process.ARTIFACTS
 ADMIN_TOKEN = "hostile-admin-token-0123456789"
 # What the schemathesis run sent (reported at the end of the session).
 STATS: dict = {"cases": 0, "statuses": Counter()}
@@ -159,27 +159,16 @@ class Server:
 
 
 def start_server(name: str, *extra: str) -> Server:
-    path = buttond_process.binary()
-    if not path.exists():
-        pytest.fail(f"buttond binary not found at {path} (build it with `swift build -c release` or set BUTTOND_BIN)")
-    ARTIFACTS.mkdir(exist_ok=True)
-    data_dir = tempfile.mkdtemp(prefix=f"buttond-hostile-{name}-")
-    log_path = ARTIFACTS / f"hostile-{name}.log"
-    log = open(log_path, "w")
     env = {k: v for k, v in os.environ.items() if not k.startswith("BUTTOND_")}
-    proc, base = buttond_process.launch(data_dir + "/data", log, "--log-level", "warn", *extra, env=env, cwd=data_dir)
-    if base is None:
-        proc.kill()
-        proc.wait()
-        log.close()
-        pytest.fail(f"buttond did not start; log:\n{log_path.read_text(errors='replace')}")
-    return Server(base, proc, log_path, data_dir, log)
+    started = buttond_process.start_server("hostile", name, "--log-level", "warn", *extra, data_subdir="/data",
+                                           env=env, cwd_in_data=True)
+    srv = Server(started.base, started.proc, started.log_path, started.data_dir, started.log)
+    srv._started = started
+    return srv
 
 
 def stop_server(srv: Server) -> None:
-    buttond_process.stop(srv.proc)
-    srv._log_file.close()
-    shutil.rmtree(srv.data_dir, ignore_errors=True)
+    buttond_process.stop_server(srv._started)
 
 
 @pytest.fixture(scope="session")

@@ -25,12 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import buttond_process  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def mosquitto_binary() -> str:
     found = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     if not Path(found).exists():
@@ -42,7 +36,7 @@ class Broker:
     """mosquitto with its own config (no persistence, anonymous, loopback); stop/start keep the port."""
 
     def __init__(self, workdir: Path):
-        self.port = free_port()
+        self.port = buttond_process.free_port()
         self.dir = workdir
         self.conf = workdir / "mosquitto.conf"
         # Persistence, so a subscriber's session (and what was queued for it) outlives a restart.

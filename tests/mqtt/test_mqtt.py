@@ -199,12 +199,21 @@ def test_commands_go_through_the_same_validation_and_order(server, recorder):
 
 
 def test_commands_are_ignored_without_the_switch(server, recorder):
-    rec = recorder(f"{BASE}/error")
+    rec = recorder(f"{BASE}/error", "homeassistant/#")
     s = server()
     s.call("POST", "/api/v1/buttons", {"id": "door"})
+    config = "homeassistant/event/buttond_lab/door/config"
+    rec.wait(lambda m: rec.on(config) and rec.on(config)[-1] != b"")
+    before = len(rec.on(config))
     rec.publish(f"{BASE}/button/door/set", "press")
-    time.sleep(1)
+    # A later message buttond does act on: Home Assistant's birth message makes it publish its
+    # discovery again. Once that has come back, buttond has taken everything published before
+    # it, the command included (one connection, messages in order).
+    rec.publish("homeassistant/status", "online")
+    rec.wait(lambda m: len(rec.on(config)) > before)
     assert history(s, "door") == []
+    assert rec.on(f"{BASE}/error") == []
+    assert s.call("GET", "/api/v1/mqtt")[1]["commands"] is False
 
 
 def test_status_endpoint_and_metrics(server, broker):

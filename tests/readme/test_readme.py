@@ -26,7 +26,6 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -108,12 +107,6 @@ def claimed(b: Block) -> bool:
         x for x in ALL if x.page == page and x.heading == heading) for page, heading in OWN_TESTS.values())
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run(script: str, cwd: Path, timeout: float = 60, env: dict | None = None) -> subprocess.CompletedProcess:
     """Runs `script` in its own process group (so what it leaves in the background goes too),
     its output to files: a background server keeps a pipe open after the script is done."""
@@ -172,7 +165,7 @@ def test_the_block_runs_as_pasted(b: Block, tmp_path):
         pytest.skip(b.argument)
     env = dict(os.environ)
     if b.mark == "own-server":
-        port, proc = str(free_port()), None
+        port, proc = str(buttond_process.free_port()), None
     else:
         data = tempfile.mkdtemp(prefix="buttond-readme-")
         log = open(Path(data) / "server.log", "wb")
@@ -209,7 +202,7 @@ def test_the_quick_start_runs_as_pasted(server):
 
 
 def test_the_handler_walkthrough_runs_as_pasted(tmp_path):
-    port = free_port()
+    port = buttond_process.free_port()
     script = block("handlers")
     script = script.replace("localhost:8080", f"localhost:{port}")
     script = script.replace("buttond serve ", f"buttond serve --port {port} ")

@@ -15,8 +15,11 @@ private final class StopFlag: @unchecked Sendable {  // `value` is guarded by `l
     func pressed() { lock.withLock { count += 1 } }
 }
 
-@Suite("Delivery log, ordering, request shaping and destinations")
-struct DeliveryLogTests {
+/// The delivery log as the API serves it (`/api/v1/deliveries`): listing, paging and filters,
+/// retention as `--delivery-retention` sets it, and what deleting a handler or button leaves.
+/// The store's own delivery rows are tested in ButtonStoreTests' DeliveryLogRouteTests.
+@Suite("Delivery log over the API")
+struct DeliveryLogRouteTests {
     // MARK: Helpers
 
     static func server(_ configure: (inout ServeOptions) -> Void = { _ in }) throws -> TestServer {

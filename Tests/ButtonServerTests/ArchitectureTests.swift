@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// docs/ARCHITECTURE.md's targets table, held to Package.swift: every target has its row, and
+/// each row's imports column is that target's dependencies (less `Platform`), so a dependency
+/// added or dropped in one place and not the other fails here, naming the target.
+@Suite struct ArchitectureTests {
+    struct PackageTarget {
+        var kind: String
+        var name: String
+        var dependencies: [String]
+        var path: String?
+    }
+
+    struct Row {
+        var name: String
+        /// Targets the row names as imports, and whether it says "all of the above".
+        var imports: [String]
+        var allAbove: Bool
+        /// Targets named after "not".
+        var forbidden: [String]
+    }
+
+    static func read(_ relative: String) throws -> String {
+        try String(contentsOfFile: ServerProcess.repositoryRoot + "/" + relative, encoding: .utf8)
+    }
+
+    /// Each `.target(…)`, `.testTarget(…)`, `.executableTarget(…)`, `.systemLibrary(…)` and
+    /// `.plugin(…)` of the manifest: its name, dependencies (the string ones) and path.
+    static func packageTargets(_ manifest: String) -> [PackageTarget] {
+        var targets: [PackageTarget] = []
+        for match in manifest.matches(of: #/\.(target|testTarget|executableTarget|systemLibrary|plugin)\(/#) {
+            // The call's text: up to its closing parenthesis.
+            var depth = 1
+            var end = match.range.upperBound
+            while end < manifest.endIndex && depth > 0 {
+                if manifest[end] == "(" { depth += 1 } else if manifest[end] == ")" { depth -= 1 }
+                end = manifest.index(after: end)
+            }
+            let call = manifest[match.range.upperBound..<end]
+            guard let name = call.firstMatch(of: #/name:\s*"([^"]+)"/#)?.1 else { continue }
+            let list = call.firstMatch(of: #/dependencies:\s*\[([^\]]*)\]/#)?.1 ?? ""
+            let dependencies = list.matches(of: #/"([^"]+)"/#).map { String($0.1) }
+            let path = call.firstMatch(of: #/path:\s*"([^"]+)"/#).map { String($0.1) }
+            targets.append(PackageTarget(kind: String(match.1), name: String(name), dependencies: dependencies, path: path))
+        }
+        return targets
+    }
+
+    /// The rows of the table under "## Targets and what each may import".
+    static func rows(_ document: String) -> [Row] {
+        guard let start = document.range(of: "## Targets and what each may import") else { return [] }
+        var rows: [Row] = []
+        for line in document[start.upperBound...].split(separator: "\n") {
+            if line.hasPrefix("## ") { break }
+            guard line.hasPrefix("| `") else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4, let name = cells[1].firstMatch(of: #/`([^`]+)`/#)?.1 else { continue }
+            // Parentheses are remarks (`check` opens the store): no import is named in them.
+            let column = cells[cells.count - 2].replacing(#/\([^)]*\)/#, with: "")
+            let parts = column.split(separator: "; not ", maxSplits: 1)
+            let names = { (text: Substring?) in (text ?? "").matches(of: #/`([A-Za-z][A-Za-z0-9-]*)`/#).map { String($0.1) } }
+            rows.append(Row(
+                name: String(name), imports: names(parts.first), allAbove: column.contains("all of the above"),
+                forbidden: names(parts.count > 1 ? parts[1] : nil)))
+        }
+        return rows
+    }
+
+    @Test func theTargetsTableIsPackageSwiftsTargets() throws {
+        let targets = Self.packageTargets(try Self.read("Package.swift"))
+        let rows = Self.rows(try Self.read("docs/ARCHITECTURE.md"))
+        try #require(targets.count > 10, "Package.swift read as \(targets.count) targets")
+        try #require(rows.count > 10, "docs/ARCHITECTURE.md's table read as \(rows.count) rows")
+        let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+        let documented = Set(rows.map(\.name))
+        // Every target has a row, but the C modules, the plugin and the tools the text names.
+        for target in targets where target.kind != "systemLibrary" && target.kind != "plugin" {
+            let isC = target.name.first == "C" && target.name.dropFirst().first?.isUppercase == true
+            let isTool = target.path.map { $0.hasPrefix("Tools/") || $0.hasPrefix("bench/") } ?? false
+            if isC || isTool { continue }
+            #expect(documented.contains(target.name), "target \(target.name) has no row in docs/ARCHITECTURE.md's targets table")
+        }
+        var above: Set<String> = []
+        for row in rows {
+            guard let target = byName[row.name] else {
+                Issue.record("docs/ARCHITECTURE.md has a row for \(row.name), which Package.swift does not have")
+                continue
+            }
+            let dependencies = Set(target.dependencies).subtracting(["Platform"])
+            for dependency in dependencies.sorted() where !row.imports.contains(dependency) && !(row.allAbove && above.contains(dependency)) {
+                Issue.record("\(row.name) depends on \(dependency) in Package.swift; docs/ARCHITECTURE.md's imports column does not name it")
+            }
+            for named in row.imports where !dependencies.contains(named) {
+                Issue.record("docs/ARCHITECTURE.md says \(row.name) imports \(named); Package.swift does not give it that dependency")
+            }
+            for refused in row.forbidden where dependencies.contains(refused) {
+                Issue.record("\(row.name) depends on \(refused) in Package.swift; docs/ARCHITECTURE.md says it must not")
+            }
+            above.insert(row.name)
+        }
+    }
+
+    /// The parsers themselves, on text whose answer is known: a check that reads nothing
+    /// would pass whatever the files say.
+    @Test func theParsersReadWhatTheyAreGiven() {
+        let manifest = """
+            .target(name: "A", dependencies: ["Platform", "B"], swiftSettings: strict),
+            .testTarget(
+                name: "ATests", dependencies: ["A", "CZ"], cSettings: [.define("X")]),
+            .executableTarget(name: "tool", dependencies: ["A"], path: "Tools/tool"),
+            """
+        let targets = Self.packageTargets(manifest)
+        #expect(targets.map(\.name) == ["A", "ATests", "tool"])
+        #expect(targets.map(\.dependencies) == [["Platform", "B"], ["A", "CZ"], ["A"]])
+        #expect(targets.map(\.path) == [nil, nil, "Tools/tool"])
+        let document = """
+            ## Targets and what each may import
+
+            | target | job | imports |
+            |---|---|---|
+            | `A` | a job with `code` in it | `B` (it calls `x`), `C`; not `D`, `E` |
+            | `F` (tests only) | another | all of the above |
+            | `G` | none | — |
+
+            ## Next
+            | `H` | not read | `I` |
+            """
+        let rows = Self.rows(document)
+        #expect(rows.map(\.name) == ["A", "F", "G"])
+        #expect(rows.map(\.imports) == [["B", "C"], [], []])
+        #expect(rows.map(\.forbidden) == [["D", "E"], [], []])
+        #expect(rows.map(\.allAbove) == [false, true, false])
+    }
+}

@@ -1,0 +1,31 @@
+import Testing
+
+@testable import ButtonServer
+
+/// The log cannot be used to drive a terminal: controls in logged values are escaped.
+@Suite struct LoggerTests {
+    @Test func controlCharactersAreEscapedInLogfmt() {
+        #expect(Logger.quote("/c\u{1B}[31mred") == #""/c\u001b[31mred""#)
+        #expect(Logger.quote("a\u{7F}b") == #""a\u007fb""#)
+        #expect(Logger.quote("plain") == "plain")
+        #expect(!Logger.quote("tab\there").contains("\t"))
+        // C1 controls (CSI, NEL) and the Unicode line separator, raw in UTF-8, act on terminals too
+        #expect(Logger.quote("/c1\u{9B}31mX\u{85}Y\u{2028}Z") == #""/c1\u009b31mX\u0085Y\u2028Z""#)
+        #expect(Logger.jsonString("\u{9B}") == #""\u009b""#)
+        #expect(Logger.quote("21.5 °C") == #""21.5 °C""#, "other non-ASCII stays as it is")
+    }
+
+    /// The generated token is printed with the panel's URL: one a browser can open (it was
+    /// http:// under TLS, and 0.0.0.0).
+    @Test func thePanelURLIsOneABrowserCanOpen() {
+        var options = ServeOptions()
+        options.host = "0.0.0.0"
+        options.tlsSelfSigned = true
+        let url = options.panelURL(port: 8443)
+        #expect(url.hasPrefix("https://") && url.hasSuffix(":8443/") && !url.contains("0.0.0.0"), "\(url)")
+        options.tlsSelfSigned = false
+        options.host = "::1"
+        #expect(options.panelURL(port: 8080) == "http://[::1]:8080/")
+        #expect(options.url(host: "::", port: 1) == "http://[::]:1/")
+    }
+}
