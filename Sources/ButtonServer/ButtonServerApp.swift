@@ -82,12 +82,13 @@ public final class ButtonServerApp: Sendable {
         announcing.withLock { $0 = views }
         registry.onChange { change in views.announce(change) }
         mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
-        let osc = try OSCBridge(options: options, registry: registry, logger: logger)
-        self.osc = osc.isEnabled ? osc : nil
+        let feedback = try OSCFeedback.parse(options, registry: registry)
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
-            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (self.osc.map { [$0] } ?? [])), clock: .system, maxQueue: options.maxQueue,
+            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
             maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
+        let osc = try OSCBridge(options: options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
+        self.osc = osc.isEnabled ? osc : nil
         streams = StreamHub(maxStreams: options.http.maxStreams)
         try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)
         let api = try API(
@@ -116,7 +117,7 @@ public final class ButtonServerApp: Sendable {
         }
         dispatcher.start(rules: rules)
         mqtt?.start(sequencer: sequencer, retryScale: options.retryScale, panelURL: options.panelURL(port: port))
-        osc?.start(sequencer: sequencer)
+        osc?.start()
         logger.log(.info, "listening", ["url": options.url(host: options.host, port: port), "data_dir": options.dataDir], force: true)
         if !options.usesTLS && !Auth.isLoopback(options.host) {
             logger.log(

@@ -18,14 +18,12 @@ final class MQTTBridge: CommitObserver {
     let instance: String
     let url: String
     /// Made at init; its panel URL is known only once the server listens (`start`).
-    private let discoveryBox: Locked<HomeAssistantDiscovery?>
-    var discovery: HomeAssistantDiscovery? { discoveryBox.withLock { $0 } }
+    private let discoveryBox: Locked<HomeAssistantDiscovery>?
+    var discovery: HomeAssistantDiscovery? { discoveryBox?.withLock { $0 } }
     let acceptsCommands: Bool
     let registry: Registry
     let dispatcher: Dispatcher
     let logger: Logger
-    /// Set by `start`; commands wait for it.
-    private let sequencer = Locked<Sequencer?>(nil)
     /// The discovery config topics published for each button (`button:<id>`), sheet
     /// (`sheet:<id>`) and the instance (`instance`), so a change or a delete can clear what is
     /// no longer there. Its lock also orders those publications with the sweep's clearing.
@@ -53,11 +51,10 @@ final class MQTTBridge: CommitObserver {
         self.client = MQTTClient(options: client)
         self.instance = instance
         url = MQTTBridge.redacted(options.mqttURL ?? "")
-        discoveryBox = Locked(
+        discoveryBox =
             options.haDiscovery
-                ? HomeAssistantDiscovery(
-                    prefix: options.haDiscoveryPrefix, base: base, instance: instance, commands: options.mqttCommands)
-                : nil)
+            ? Locked(HomeAssistantDiscovery(prefix: options.haDiscoveryPrefix, base: base, instance: instance, commands: options.mqttCommands))
+            : nil
         acceptsCommands = options.mqttCommands
         self.registry = registry
         self.dispatcher = dispatcher
@@ -66,13 +63,12 @@ final class MQTTBridge: CommitObserver {
 
     /// Connects (in the background; it keeps trying) and starts following the registry.
     func start(sequencer: Sequencer, retryScale: Double, panelURL: String) {
-        self.sequencer.withLock { $0 = sequencer }
-        discoveryBox.withLock { $0?.configurationURL = panelURL }
+        discoveryBox?.withLock { $0.configurationURL = panelURL }
         dispatcher.setSender(
             MQTTEventSender(client: client, base: base), id: MQTTEventSender.handlerID,
             policy: DeliveryPolicy(maxAttempts: .max, fixedRetryMs: Int64(1000 * retryScale)))
         client.onConnect { [self] in connected() }
-        client.onMessage { [self] message in received(message) }
+        client.onMessage { [self] message in received(message, commandsTo: sequencer) }
         client.onTrouble { [self] error in
             if troubled.withLock({ was in defer { was = true }; return !was }) {
                 logger.log(.warn, "mqtt connection failed", ["url": url, "error": error])
@@ -274,7 +270,7 @@ final class MQTTBridge: CommitObserver {
 
     // MARK: In
 
-    private func received(_ message: MQTTClient.Message) {
+    private func received(_ message: MQTTClient.Message, commandsTo sequencer: Sequencer) {
         let topic = message.topic, payload = message.payload
         if let discovery, topic == "\(discovery.prefix)/status" || topic == "homeassistant/status" {
             if String(decoding: payload, as: UTF8.self) == "online" {
@@ -291,7 +287,7 @@ final class MQTTBridge: CommitObserver {
             }
             return
         }
-        guard acceptsCommands, let sequencer = sequencer.withLock({ $0 }) else { return }
+        guard acceptsCommands else { return }
         guard !message.retain else {
             // A command kept by the broker would run again at every reconnect.
             logger.log(.warn, "mqtt ignored a retained command (publish commands without the retain flag)", ["topic": topic])

@@ -10,26 +10,25 @@ import ThreadSupport
 /// buttond's OSC side (SPEC §10): messages in through the sequencer, as HTTP input is
 /// (durable before anything is acted on), refusals answered to the sender on
 /// `/buttond/error ss`; and feedback of every change to the `--osc-feedback` targets.
-final class OSCBridge: CommitObserver {
+///
+/// Made after the sequencer (it submits to it); the feedback, which the sequencer tells of
+/// every commit, is made before it (`OSCFeedback.parse`) and handed in.
+final class OSCBridge: Sendable {
     let server: OSCServer?
     let feedback: OSCFeedback
     let registry: Registry
     let logger: Logger
-    private let sequencer = Locked<Sequencer?>(nil)
-    private let refusedCount = Atomic<Int>(0)
+    private let input: OSCInput
 
-    /// Binds the port (with `--osc-port`) and reads the allow-list and feedback targets.
-    init(options: ServeOptions, registry: Registry, logger: Logger) throws(ButtonServerApp.StartError) {
+    /// Binds the port (with `--osc-port`) and reads the allow-list.
+    init(
+        options: ServeOptions, registry: Registry, sequencer: Sequencer, feedback: OSCFeedback, logger: Logger
+    ) throws(ButtonServerApp.StartError) {
         self.registry = registry
         self.logger = logger
-        var targets: [OSCClient.Destination] = []
-        for url in options.oscFeedback {
-            guard let target = OSCClient.Destination(url: url) else {
-                throw .init(description: "--osc-feedback must be osc.udp://HOST:PORT or osc.tcp://HOST:PORT, not '\(url)'")
-            }
-            targets.append(target)
-        }
-        feedback = OSCFeedback(targets: targets, registry: registry)
+        self.feedback = feedback
+        let input = OSCInput(sequencer: sequencer, logger: logger)
+        self.input = input
         guard let port = options.oscPort else {
             server = nil
             return
@@ -39,22 +38,19 @@ final class OSCBridge: CommitObserver {
         case .success(let list): allow = list
         case .failure(let bad): throw .init(description: "--osc-allow takes CIDRs (10.0.0.0/8, ::1/128) or addresses, not '\(bad.item)'")
         }
-        let received = Locked<OSCBridge?>(nil)  // the server's threads start only in `start`, after this is set
         do {
             server = try OSCServer(host: options.host, port: port, allow: { allow.allows($0.address) }) { messages, peer, reply in
-                received.withLock { $0 }?.received(messages, from: peer, reply: reply)
+                input.received(messages, from: peer, reply: reply)
             }
         } catch {
             throw .init(description: "--osc-port \(port): \(error.description)")
         }
-        received.withLock { $0 = self }
     }
 
     /// Whether there is anything to do: a port, or feedback targets.
     var isEnabled: Bool { server != nil || !feedback.targets.isEmpty }
 
-    func start(sequencer: Sequencer) {
-        self.sequencer.withLock { $0 = sequencer }
+    func start() {
         registry.onChange { [feedback] change in feedback.registryChanged(change) }
         guard let server else { return }
         server.start()
@@ -63,12 +59,28 @@ final class OSCBridge: CommitObserver {
 
     func stop() { server?.stop() }
 
-    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
-        feedback.committed(events, states: states)
+    var metrics: OSCMetrics {
+        let counters = server?.counters ?? OSCServer.Counters()
+        return OSCMetrics(
+            messagesIn: counters.messages, refused: input.refused, droppedSenders: counters.refusedPeers,
+            droppedMalformed: counters.malformed, feedbackSent: feedback.sent, feedbackFailed: feedback.failed)
+    }
+}
+
+/// What arrives: each message parsed into a command and submitted; a refusal answered.
+private final class OSCInput: Sendable {
+    let sequencer: Sequencer
+    let logger: Logger
+    private let refusedCount = Atomic<Int>(0)
+
+    init(sequencer: Sequencer, logger: Logger) {
+        self.sequencer = sequencer
+        self.logger = logger
     }
 
-    private func received(_ messages: [OSCMessage], from peer: OSCPeer, reply: @escaping OSCServer.Reply) {
-        guard let sequencer = sequencer.withLock({ $0 }) else { return }
+    var refused: Int { refusedCount.load(ordering: .relaxed) }
+
+    func received(_ messages: [OSCMessage], from peer: OSCPeer, reply: @escaping OSCServer.Reply) {
         for message in messages {
             do throws(ButtonsError) {
                 let command = try OSCCommand.parse(message)
@@ -88,13 +100,6 @@ final class OSCBridge: CommitObserver {
             .info, "osc message refused",
             ["address": String(message.address.prefix(200)), "from": peer.description, "code": error.code, "error": error.message])
         reply(OSCMessage("/buttond/error", [.string(error.code), .string(error.message)]))
-    }
-
-    var metrics: OSCMetrics {
-        let counters = server?.counters ?? OSCServer.Counters()
-        return OSCMetrics(
-            messagesIn: counters.messages, refused: refusedCount.load(ordering: .relaxed), droppedSenders: counters.refusedPeers,
-            droppedMalformed: counters.malformed, feedbackSent: feedback.sent, feedbackFailed: feedback.failed)
     }
 }
 

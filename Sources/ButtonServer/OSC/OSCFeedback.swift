@@ -9,7 +9,7 @@ import Synchronization
 /// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s` after a commit
 /// or a look change, and `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`)
 /// for each control event. Sent off the sequencer thread, in commit order.
-final class OSCFeedback: Sendable {
+final class OSCFeedback: CommitObserver, Sendable {
     let targets: [OSCClient.Destination]
     let registry: Registry
     private let queue = DispatchQueue(label: "buttond.osc.feedback")
@@ -21,10 +21,22 @@ final class OSCFeedback: Sendable {
         self.registry = registry
     }
 
+    /// The `--osc-feedback` targets, or why one is not an OSC URL.
+    static func parse(_ options: ServeOptions, registry: Registry) throws(ButtonServerApp.StartError) -> OSCFeedback {
+        var targets: [OSCClient.Destination] = []
+        for url in options.oscFeedback {
+            guard let target = OSCClient.Destination(url: url) else {
+                throw .init(description: "--osc-feedback must be osc.udp://HOST:PORT or osc.tcp://HOST:PORT, not '\(url)'")
+            }
+            targets.append(target)
+        }
+        return OSCFeedback(targets: targets, registry: registry)
+    }
+
     var sent: Int { sentCount.load(ordering: .relaxed) }
     var failed: Int { failedCount.load(ordering: .relaxed) }
 
-    func committed(_ events: [ControlEvent], states: [ButtonStateChange]) {
+    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
         guard !targets.isEmpty else { return }
         var messages: [OSCMessage] = []
         for state in states {
