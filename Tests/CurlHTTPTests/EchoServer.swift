@@ -29,7 +29,7 @@ final class EchoServer: Sendable {
         router.get("/status/{code}") { request in
             Response(status: Int(request.parameter("code")) ?? 500, headers: [("X-Answer", "  spaced  ")], body: .bytes(Array("status body".utf8)))
         }
-        router.get("/refuse") { _ in throw HTTPError.conflict("busy", "it is busy") }
+        router.get("/refuse") { _ in throw HTTPError(409, code: "busy", message: "it is busy") }
         let opened = opened
         router.get("/stream") { _ in
             guard let hub = opened.hub.withLock({ $0 }) else { throw HTTPError(500, code: "no_hub", message: "no hub yet") }
