@@ -12,6 +12,8 @@ run.sh builds what this needs first:
   .build/bench/sink                  bench/tools/sink.c (webhook sink that records arrival times)
   .build/bench/sse_clients           bench/tools/sse_clients.c (many SSE clients in one epoll loop)
   .build/bench/durable_press         bench/baseline/durable_press.c (a press's durable work in C, scenario 12)
+  .build/bench/osc_send              bench/tools/osc_send.c (paced OSC presses over UDP, scenario 13)
+  .build/bench/osc_sink              bench/tools/osc_sink.c (OSC UDP sink that records arrival times, scenario 14)
 """
 
 import argparse
@@ -37,9 +39,10 @@ import time
 from common import *  # noqa: F401,F403
 from scenarios_delivery import DeliveryScenarios
 from scenarios_input import InputScenarios
+from scenarios_osc import OSCScenarios
 
 
-class Bench(InputScenarios, DeliveryScenarios):
+class Bench(InputScenarios, DeliveryScenarios, OSCScenarios):
     def __init__(self, args):
         self.args = args
         self.d = args.duration
@@ -86,7 +89,7 @@ class Bench(InputScenarios, DeliveryScenarios):
 
     # -- run -------------------------------------------------------------------------------
     def run(self):
-        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10", "11", "12"}
+        self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10", "11", "12", "13", "14"}
         started = time.time()
         steps = []
         if self.only & {"1", "2", "7", "8", "9"}:  # scenario 10 needs no baseline
@@ -95,7 +98,8 @@ class Bench(InputScenarios, DeliveryScenarios):
             steps.append(self.s12_measure)
         if self.only & {"1", "7"}:
             steps.append(self.s1_and_s7)
-        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10), ("11", self.s11)):
+        for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10), ("11", self.s11),
+                     ("13", self.s13), ("14", self.s14)):
             if k in self.only:
                 steps.append(f)
         if "12" in self.only:
@@ -181,6 +185,10 @@ def main():
     ap.add_argument("--buttons", type=int, default=100000, help="scenario 4's registry size")
     ap.add_argument("--sse-clients", type=int, default=200)
     ap.add_argument("--paced-rate", type=int, default=1000)
+    ap.add_argument("--osc-rates", default="5000,10000,20000,40000,80000",
+                    help="scenario 13's ramp of offered OSC rates (/s); the measured run uses the first one "
+                         "buttond does not keep up with, or the last")
+    ap.add_argument("--osc-sockets", type=int, default=4, help="scenario 13's UDP sockets")
     ap.add_argument("--script-concurrency", type=int, default=16)
     ap.add_argument("--drain-timeout", type=int, default=120)
     ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, data)")

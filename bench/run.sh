@@ -20,7 +20,7 @@ command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
-for p in libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev mosquitto; do
+for p in libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev mosquitto liblo-dev; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -53,6 +53,8 @@ gcc -O2 -pthread -o "$TOOLS/durable_press" bench/baseline/durable_press.c $MHD_F
 # shellcheck disable=SC2086
 gcc -O2 -pthread -o "$TOOLS/sink" bench/tools/sink.c $MHD_FLAGS
 gcc -O2 -o "$TOOLS/sse_clients" bench/tools/sse_clients.c
+gcc -O2 -o "$TOOLS/osc_send" bench/tools/osc_send.c
+gcc -O2 -o "$TOOLS/osc_sink" bench/tools/osc_sink.c
 
 # --- run -------------------------------------------------------------------------------------
 # run.py stops every process it starts (atexit and on SIGINT/SIGTERM); the trap makes sure
