@@ -49,86 +49,108 @@ class OSCScenarios:
         return {"sent": int(m.group(1)), "errors": int(m.group(2)), "elapsed": float(m.group(3)),
                 "late": int(m.group(4))}
 
-    def settle(self, port, type_, want=None, timeout=30):
-        """Waits until the count of `type_` events reaches `want`, or stops moving for 0.5 s."""
-        last, still = event_count(port, type_), time.monotonic()
+    def drained(self, port, timeout=60):
+        """Waits until every OSC message buttond has read is answered (each is a press on a
+        known button: a touch-down event, or refused); returns the metrics then."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
+            m = metrics(port)
+            done = m.get('buttond_control_events_total{type="touch-down"}', 0) + m.get("buttond_osc_refused_total", 0)
+            if done >= m.get("buttond_osc_messages_in_total", 0) or time.monotonic() > deadline:
+                return m
             time.sleep(0.1)
-            n = event_count(port, type_)
-            if want is not None and n >= want:
-                return n
-            if n != last:
-                last, still = n, time.monotonic()
-            elif time.monotonic() - still >= 0.5:
-                break
-        return last
+
+    @staticmethod
+    def cpu_ms(pid):
+        """CPU time (user + system, ms) of each of a process's threads, summed by thread name."""
+        out = {}
+        tick = 1000 / os.sysconf("SC_CLK_TCK")
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            name = stat[stat.index("(") + 1:stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 2:].split()
+            out[name] = out.get(name, 0) + (int(fields[11]) + int(fields[12])) * tick
+        return out
 
     # -- scenario 13 -----------------------------------------------------------------------
     def s13(self):
         log("scenario 13: OSC presses over UDP to durable events")
         sc = "13 OSC in (UDP)"
+        key = 'buttond_control_events_total{type="touch-down"}'
         port = osc_port()
         srv = Buttond(self, "s13", extra=["--threads", str(self.args.threads), "--osc-port", str(port)])
         try:
             self.create_buttons(srv, "o", 64)
-            rates = [int(r) for r in self.args.osc_rates.split(",")]
-            sockets = self.args.osc_sockets
-            # Ramp: 1 s at each offered rate, up to the first the server does not keep up with.
-            # Every touch-down is one `/press` message that became a durable event.
-            self.osc_send(port, 2000, 1, sockets)  # warm-up
-            self.settle(srv.port, "touch-down")
-            ramp, offered = [], rates[-1]
-            for rate in rates:
-                before = event_count(srv.port, "touch-down")
-                s = self.osc_send(port, rate, 1, sockets)
-                stored = self.settle(srv.port, "touch-down") - before
-                ramp.append({"offered": rate, "sent": s["sent"], "stored": stored})
-                if stored < 0.99 * s["sent"]:
-                    offered = rate
-                    break
-            kept = [r["offered"] for r in ramp if r["stored"] >= 0.99 * r["sent"]]
-            # The measured run at the first offered rate it did not keep up with (or the last):
-            # the durable rate is what the server stored while the sender ran.
-            m0, drops0 = metrics(srv.port), udp_drops()
-            s = self.osc_send(port, offered, self.d, sockets)
-            at_end = event_count(srv.port, "touch-down")
-            final = self.settle(srv.port, "touch-down")
-            m1, drops1 = metrics(srv.port), udp_drops()
-            key = 'buttond_control_events_total{type="touch-down"}'
-            during = at_end - int(m0.get(key, 0))
-            stored = final - int(m0.get(key, 0))
-            rate = during / s["elapsed"]
-            got_in = int(m1.get("buttond_osc_messages_in_total", 0) - m0.get("buttond_osc_messages_in_total", 0))
-            refused = int(m1.get("buttond_osc_refused_total", 0) - m0.get("buttond_osc_refused_total", 0))
-            shortfall = s["sent"] - stored
-            self.raw["s13_saturation"] = {"ramp": ramp, "sender": s, "stored": stored, "during": during,
-                                          "messages_in": got_in, "refused": refused, "udp_rcvbuf_errors": drops1 - drops0}
-            self.row(sc, "durable inputs/s at saturation", rate, "/s", target="≥ 20,000/s", ok=rate >= 20000)
-            self.row(sc, f"stored/sent @ {offered:,} offered/s", f"{stored:,}/{s['sent']:,}", "",
-                     target="info", ok=None)
-            self.note("13", f"osc_send: /buttond/button/oN/press (no args) round-robin over 64 buttons from "
-                            f"{sockets} UDP sockets; ramp (1 s each) " +
-                            ", ".join(f"{r['offered']:,}/s → {r['stored']:,}/{r['sent']:,}" for r in ramp) +
-                            f"; kept up with up to {max(kept) if kept else 0:,}/s")
-            self.note("13", f"measured run: {s['sent']:,} sent in {s['elapsed']:.1f}s at {offered:,}/s offered, "
-                            f"{stored:,} durable touch-down events ({during:,} while sending: {rate:,.0f}/s), "
-                            f"{got_in:,} decoded by buttond, {refused} refused, shortfall {shortfall:,} "
-                            f"(UDP RcvbufErrors on the machine +{drops1 - drops0:,})")
-            log(f"scenario 13: {rate:.0f} durable inputs/s at {offered}/s offered; stored {stored}/{s['sent']}")
+            self.osc_send(port, 2000, 1, 1)  # warm-up
+            self.drained(srv.port)
 
             # Lag at a steady rate: one socket, so the k-th touch-down (by seq) is the k-th message sent.
             lag_rate = self.args.paced_rate
             out = os.path.join(self.work, "s13-sse.txt")
             sendlog = os.path.join(self.work, "s13-sent.txt")
             clients = SSEClients(self.tool("sse_clients"), srv.port, "/api/v1/events/stream", 1, out, 30)
-            before = event_count(srv.port, "touch-down")
             p = self.osc_send(port, lag_rate, self.d, 1, sendlog=sendlog)
-            self.settle(srv.port, "touch-down", want=before + p["sent"], timeout=10)
+            self.drained(srv.port)
             time.sleep(0.5)
             status, recs = clients.finish("STOP", 30)
+
+            # Throughput: a ramp of 1 s at each offered rate, up to the first the server does not
+            # keep up with (fewer stored than sent, or the sender held back by loopback: a UDP
+            # socket's sends wait while its datagrams fill the receiver's buffer).
+            rates = [int(r) for r in self.args.osc_rates.split(",")]
+            sockets = self.args.osc_sockets
+            ramp, offered = [], rates[-1]
+            for rate in rates:
+                before = int(self.drained(srv.port).get(key, 0))
+                s = self.osc_send(port, rate, 1, sockets)
+                stored = int(self.drained(srv.port).get(key, 0)) - before
+                ramp.append({"offered": rate, "sent": s["sent"], "stored": stored})
+                if stored < 0.99 * s["sent"] or s["sent"] < 0.95 * rate:
+                    offered = rate
+                    break
+            kept = [r["offered"] for r in ramp if r["stored"] >= 0.99 * r["sent"] and r["sent"] >= 0.95 * r["offered"]]
+            # The measured run, at the first offered rate it did not keep up with (or the last):
+            # the durable rate is what became events while the sender ran.
+            m0, drops0, cpu0 = self.drained(srv.port), udp_drops(), self.cpu_ms(srv.pid)
+            s = self.osc_send(port, offered, self.d, sockets)
+            at_end = event_count(srv.port, "touch-down")
+            m1 = self.drained(srv.port)
+            drops1, cpu1 = udp_drops(), self.cpu_ms(srv.pid)
         finally:
             srv.stop()
+        during = at_end - int(m0.get(key, 0))
+        stored = int(m1.get(key, 0) - m0.get(key, 0))
+        rate = during / s["elapsed"]
+        read = int(m1.get("buttond_osc_messages_in_total", 0) - m0.get("buttond_osc_messages_in_total", 0))
+        refused = int(m1.get("buttond_osc_refused_total", 0) - m0.get("buttond_osc_refused_total", 0))
+        waits = int(m1.get("buttond_osc_reader_waits_total", 0) - m0.get("buttond_osc_reader_waits_total", 0))
+        cpu = {k: cpu1.get(k, 0) - cpu0.get(k, 0) for k in cpu1}
+        seq_us = cpu.get("buttond.sequenc", 0) * 1000 / stored if stored else None
+        all_us = sum(cpu.values()) * 1000 / stored if stored else None
+        self.raw["s13_saturation"] = {"ramp": ramp, "sender": s, "stored": stored, "during": during, "read": read,
+                                      "refused": refused, "reader_waits": waits, "udp_rcvbuf_errors": drops1 - drops0,
+                                      "cpu_ms": cpu}
+        self.row(sc, "durable inputs/s at saturation", rate, "/s", target="≥ 20,000/s", ok=rate >= 20000)
+        self.row(sc, f"stored/sent @ {offered:,}/s offered", f"{stored:,}/{s['sent']:,}", "", target="info", ok=None)
+        self.note("13", f"osc_send: /buttond/button/oN/press (no args, one press = down + up, 3.5 events) round-robin "
+                        f"over 64 buttons from {sockets} UDP sockets; ramp (1 s each, stored/sent) " +
+                        ", ".join(f"{r['offered']:,}/s → {r['stored']:,}/{r['sent']:,}" for r in ramp) +
+                        f"; kept up with {max(kept) if kept else 0:,}/s")
+        self.note("13", f"measured run: {s['sent']:,} sent in {s['elapsed']:.1f}s ({s['sent'] / s['elapsed']:,.0f}/s; "
+                        f"{offered:,}/s offered), {read:,} read by buttond, {stored:,} durable touch-down events "
+                        f"({during:,} while sending: {rate:,.0f}/s), {refused} refused; shortfall {s['sent'] - stored:,} "
+                        f"(not read: {s['sent'] - read:,}; UDP RcvbufErrors on the machine +{drops1 - drops0:,}); "
+                        f"reader waited for the sequencer {waits:,} times")
+        if seq_us:
+            self.note("13", f"buttond CPU per durable input: {all_us:.1f} µs in all, {seq_us:.1f} µs on the sequencer "
+                            f"thread (its ceiling on one free core ≈ {1e6 / seq_us:,.0f}/s); by thread (ms): " +
+                            ", ".join(f"{k} {v:.0f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]) if v >= 10))
+        log(f"scenario 13: {rate:.0f} durable inputs/s at {offered}/s offered; stored {stored}/{s['sent']}")
+
         downs = sorted((seq, arr) for _, seq, _, arr, typ in recs if typ == "touch-down")
         with open(sendlog) as f:
             sent_us = [int(line.split()[1]) for line in f]

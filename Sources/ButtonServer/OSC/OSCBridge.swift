@@ -19,6 +19,8 @@ final class OSCBridge: Sendable {
     let registry: Registry
     let logger: Logger
     private let input: OSCInput
+    /// At most this many OSC messages wait for the sequencer at once (`OSCInFlight`).
+    static let maxInFlight = 1024
 
     /// Binds the port (with `--osc-port`) and reads the allow-list.
     init(
@@ -57,13 +59,17 @@ final class OSCBridge: Sendable {
         logger.log(.info, "osc listening", ["port": String(server.port)], force: true)
     }
 
-    func stop() { server?.stop() }
+    func stop() {
+        input.inFlight.close()
+        server?.stop()
+    }
 
     var metrics: OSCMetrics {
         let counters = server?.counters ?? OSCServer.Counters()
         return OSCMetrics(
             messagesIn: counters.messages, refused: input.refused, droppedSenders: counters.refusedPeers,
-            droppedMalformed: counters.malformed, feedbackSent: feedback.sent, feedbackFailed: feedback.failed)
+            droppedMalformed: counters.malformed, feedbackSent: feedback.sent, feedbackFailed: feedback.failed,
+            readerWaits: input.inFlight.state.waits)
     }
 }
 
@@ -72,6 +78,8 @@ private final class OSCInput: Sendable {
     let sequencer: Sequencer
     let logger: Logger
     private let refusedCount = Atomic<Int>(0)
+    /// At most `OSCBridge.maxInFlight` messages wait for the sequencer at once.
+    let inFlight = OSCInFlight(limit: OSCBridge.maxInFlight)
 
     init(sequencer: Sequencer, logger: Logger) {
         self.sequencer = sequencer
@@ -84,7 +92,9 @@ private final class OSCInput: Sendable {
         for message in messages {
             do throws(ButtonsError) {
                 let command = try OSCCommand.parse(message)
+                inFlight.enter()
                 sequencer.submit(command) { [self] result in
+                    inFlight.leave()
                     if case .failure(let error) = result { refused(error, message: message, peer: peer, reply: reply) }
                 }
             } catch {
@@ -111,6 +121,7 @@ struct OSCMetrics {
     var droppedMalformed: Int
     var feedbackSent: Int
     var feedbackFailed: Int
+    var readerWaits: Int
 
     func render(into text: inout String) {
         text += "# HELP buttond_osc_messages_in_total OSC messages received from allowed senders.\n# TYPE buttond_osc_messages_in_total counter\n"
@@ -121,5 +132,7 @@ struct OSCMetrics {
         text += "buttond_osc_dropped_total{reason=\"sender\"} \(droppedSenders)\nbuttond_osc_dropped_total{reason=\"malformed\"} \(droppedMalformed)\n"
         text += "# HELP buttond_osc_messages_out_total OSC feedback messages sent, by outcome.\n# TYPE buttond_osc_messages_out_total counter\n"
         text += "buttond_osc_messages_out_total{outcome=\"ok\"} \(feedbackSent)\nbuttond_osc_messages_out_total{outcome=\"failed\"} \(feedbackFailed)\n"
+        text += "# HELP buttond_osc_reader_waits_total Times OSC input waited for the sequencer (\(OSCBridge.maxInFlight) messages unanswered).\n# TYPE buttond_osc_reader_waits_total counter\n"
+        text += "buttond_osc_reader_waits_total \(readerWaits)\n"
     }
 }
