@@ -13,31 +13,19 @@ import Testing
     @Test func theReaderWaitsAtTheLimitUntilAnAnswer() {
         let gate = OSCInFlight(limit: 3)
         for _ in 0..<3 { gate.enter() }
-        let entered = Atomic<Bool>(false)
-        Thread.detachNewThread {
-            gate.enter()
-            entered.store(true, ordering: .sequentiallyConsistent)
-        }
-        usleep(200_000)
-        #expect(!entered.load(ordering: .sequentiallyConsistent))
+        let entered = Self.enterOnAnotherThread(gate)
         #expect(gate.state.inFlight == 3 && gate.state.waits == 1)
         gate.leave()
-        #expect(waitUntil(5) { entered.load(ordering: .sequentiallyConsistent) })
+        #expect(waitUntil(5) { entered.isSet })
         #expect(gate.state.inFlight == 3)
     }
 
     @Test func closingLetsAWaitingReaderGo() {
         let gate = OSCInFlight(limit: 1)
         gate.enter()
-        let entered = Atomic<Bool>(false)
-        Thread.detachNewThread {
-            gate.enter()
-            entered.store(true, ordering: .sequentiallyConsistent)
-        }
-        usleep(100_000)
-        #expect(!entered.load(ordering: .sequentiallyConsistent))
+        let entered = Self.enterOnAnotherThread(gate)
         gate.close()
-        #expect(waitUntil(5) { entered.load(ordering: .sequentiallyConsistent) })
+        #expect(waitUntil(5) { entered.isSet })
     }
 
     /// A flood well past the bound from one socket: every press that was read is stored (none
@@ -62,6 +50,24 @@ import Testing
         })
         #expect(Self.value(text, "buttond_osc_refused_total") == 0)
         #expect(Self.value(text, "buttond_osc_reader_waits_total") != nil)
+    }
+
+    /// Calls `enter` on a thread of its own; the flag is set once it returned (checked: not within 0.2 s).
+    static func enterOnAnotherThread(_ gate: OSCInFlight) -> Flag {
+        let entered = Flag()
+        Thread.detachNewThread {
+            gate.enter()
+            entered.set()
+        }
+        usleep(200_000)
+        #expect(!entered.isSet)
+        return entered
+    }
+
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .sequentiallyConsistent) }
+        var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
     }
 
     static func value(_ metrics: String, _ name: String) -> Int? {
