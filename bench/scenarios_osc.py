@@ -180,10 +180,12 @@ class OSCScenarios:
             hook = {"on": ["tap"], "osc": {"url": f"osc.udp://127.0.0.1:{sink.port}", "address": "/bench/{button}",
                                            "args": [{"type": "h", "value": "{t}"}, {"type": "h", "value": "{seq}"}]}}
             self.create_buttons(srv, "b", 64, handler=hook)
+            cpu0 = self.cpu_ms(srv.pid)
             p = self.paced(srv.port, self.args.paced_rate, self.d)
             drained, info = srv.wait_outbox_empty(self.args.drain_timeout)
             time.sleep(0.3)
             m = metrics(srv.port)
+            cpu1 = self.cpu_ms(srv.pid)
         finally:
             srv.stop()
             sink.stop()
@@ -217,4 +219,13 @@ class OSCScenarios:
                         f"osc_sink; lag = sink arrival − event t (ms); max {max(lags) if lags else float('nan'):.1f} ms; "
                         f"deliveries ok {ok_sent}, not ok {other}, duplicates {dupes}, undecoded {bad}; outbox "
                         + (f"drained {info:.1f}s after the load" if drained else f"still {info:.0f} deep"))
+        cpu = {}
+        for k, v in cpu1.items():  # the sixteen senders as one
+            name = "buttond.send.*" if k.startswith("buttond.send.") else k
+            cpu[name] = cpu.get(name, 0) + v - cpu0.get(k, 0)
+        if taps:
+            self.note("14", f"buttond CPU per press (µs, thread: total over the run / taps): " +
+                            ", ".join(f"{k} {v * 1000 / taps:.0f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1])
+                                      if v >= 10))
+        self.raw["s14"]["cpu_ms"] = cpu
         log(f"scenario 14: lag median {med} ms, p99 {p99} ms, {len(first)}/{taps} arrived, {dupes} duplicates")
