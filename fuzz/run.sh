@@ -35,4 +35,4 @@ mkdir -p fuzz/corpus-osc
 printf '/buttond/button/door\0\0\0\0,f\0\0?\x80\0\0' > fuzz/corpus-osc/seed-message
 printf '#bundle\0\0\0\0\0\0\0\0\x01\0\0\0\x10/buttond/x\0\0,i\0\0\0\0\0\x01' > fuzz/corpus-osc/seed-bundle
 "$OUT/fuzz-osc" -max_total_time="${FUZZ_OSC_SECONDS:-20}" -max_len=2048 -artifact_prefix=fuzz/artifacts/ \
-    -print_final_stats=1 fuzz/corpus-osc 2>&1 | tail -8
+    -print_final_stats=1 fuzz/corpus-osc fuzz/osc/regressions 2>&1 | tail -8

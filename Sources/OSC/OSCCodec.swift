@@ -66,14 +66,17 @@ public enum OSCCodec {
         return OSCMessage(address, arguments)
     }
 
+    /// One argument, read at its own size: liblo allocates each argument only as large as its
+    /// type (4 bytes for `i` and `f`), so reading the `lo_arg` union whole (`arg.pointee.i`
+    /// loads all of it) read past the end; the fuzzer found it.
     private static func argument(tag: UInt8, _ arg: UnsafeMutablePointer<lo_arg>) -> OSCArgument {
-        switch tag {
-        case UInt8(ascii: "i"): .int32(arg.pointee.i)
-        case UInt8(ascii: "h"): .int64(arg.pointee.h)
-        case UInt8(ascii: "f"): .float(arg.pointee.f)
-        case UInt8(ascii: "d"): .double(arg.pointee.d)
-        case UInt8(ascii: "s"), UInt8(ascii: "S"):
-            .string(String(cString: UnsafeRawPointer(arg).assumingMemoryBound(to: CChar.self)))
+        let raw = UnsafeRawPointer(arg)
+        return switch tag {
+        case UInt8(ascii: "i"): .int32(raw.loadUnaligned(as: Int32.self))
+        case UInt8(ascii: "h"): .int64(raw.loadUnaligned(as: Int64.self))
+        case UInt8(ascii: "f"): .float(raw.loadUnaligned(as: Float.self))
+        case UInt8(ascii: "d"): .double(raw.loadUnaligned(as: Double.self))
+        case UInt8(ascii: "s"), UInt8(ascii: "S"): .string(String(cString: raw.assumingMemoryBound(to: CChar.self)))
         default: .unsupported(Character(Unicode.Scalar(tag)))
         }
     }

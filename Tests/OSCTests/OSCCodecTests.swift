@@ -13,6 +13,16 @@ import Testing
         #expect(message.typeTags == "ihfdsTFN")
     }
 
+    /// The packet the fuzzer found (fuzz/osc/regressions): an `i` argument last in the packet,
+    /// which liblo allocates 4 bytes for, was read as the whole 8-byte `lo_arg` union
+    /// (AddressSanitizer: heap-buffer-overflow); each type is now read at its own size.
+    @Test func readsEachArgumentAtItsOwnSize() {
+        let packet: [UInt8] = [0x2F, 0xFC, 0x01, 0x00, 0x2C, 0x69, 0x00, 0x00, 0x3F, 0x88, 0x00, 0x00]
+        #expect(OSCCodec.decode(packet)?.first?.arguments == [.int32(0x3F88_0000)])
+        let float = OSCCodec.encode(OSCMessage("/f", [.float(1.5)]))
+        #expect(OSCCodec.decode(float)?.first?.arguments == [.float(1.5)])
+    }
+
     @Test func unpacksBundles() {
         let a = OSCCodec.encode(OSCMessage("/a", [.int32(1)])), b = OSCCodec.encode(OSCMessage("/b"))
         var bundle = Array("#bundle\0".utf8) + [0, 0, 0, 0, 0, 0, 0, 1]
