@@ -13,7 +13,7 @@ extension ButtonStore {
     }
 
     /// The seq through which the source index is written (events after it are the tail).
-    public func sourcesIndexedThrough() throws(StoreError) -> Int64 {
+    func sourcesIndexedThrough() throws(StoreError) -> Int64 {
         try withConnection { connection throws(StoreError) in
             try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
         }
