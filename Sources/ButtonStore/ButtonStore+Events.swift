@@ -4,9 +4,11 @@ extension ButtonStore {
     /// one transaction: all of it is stored or none of it.
     ///
     /// On the hot path: the statements are prepared once and reused.
-    /// With `keepEvents`, the same transaction also trims the log to that many events.
+    /// With `indexSources`, the same transaction writes the source index through its last
+    /// event (`event_sources`); with `keepEvents`, it then trims the log to that many events.
     public func commit(
-        events: [StoredEvent], states: [ButtonStateChange], deliveries: [DeliveryRow], keepEvents: Int? = nil
+        events: [StoredEvent], states: [ButtonStateChange], deliveries: [DeliveryRow], keepEvents: Int? = nil,
+        indexSources: Bool = false
     ) throws(StoreError) {
         if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
         try withConnection { connection throws(StoreError) in
@@ -37,6 +39,7 @@ extension ButtonStore {
                     try updateState.run()
                 }
                 try Self.insert(deliveries, in: connection)
+                if indexSources { try Self.indexSources(connection) }
                 if let keepEvents { _ = try Self.trim(connection, keep: keepEvents) }
             }
         }
@@ -59,9 +62,22 @@ extension ButtonStore {
     public func events(after: Int64, limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
         guard limit > 0 else { return [] }
         return try withReader { connection throws(StoreError) in
-            try Self.page(button == nil ? EventQuery.after : EventQuery.sourceAfter, in: connection, source: button) {
-                $0.bind(after, at: 3)
-                $0.bind(limit, at: 2)
+            guard let source = button else {
+                return try Self.page(EventQuery.after, in: connection) { $0.bind(limit, at: 2); $0.bind(after, at: 3) }
+            }
+            // One snapshot: the index's extent and the tail after it must be of the same commit.
+            return try connection.reading { () throws(StoreError) in
+                let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
+                var page: [StoredEvent] = []
+                if after < through {
+                    page = try Self.page(EventQuery.sourceIndexedAfter, in: connection) {
+                        $0.bind(source, at: 1); $0.bind(limit, at: 2); $0.bind(after, at: 3); $0.bind(through, at: 4)
+                    }
+                }
+                guard page.count < limit else { return page }
+                return try page + Self.page(EventQuery.sourceTailAfter, in: connection) {
+                    $0.bind(source, at: 1); $0.bind(limit - page.count, at: 2); $0.bind(max(after, through), at: 3)
+                }
             }
         }
     }
@@ -70,18 +86,28 @@ extension ButtonStore {
     public func latestEvents(limit: Int, button: String?) throws(StoreError) -> [StoredEvent] {
         guard limit > 0 else { return [] }
         return try withReader { connection throws(StoreError) in
-            try Self.page(button == nil ? EventQuery.newest : EventQuery.sourceNewest, in: connection, source: button) {
-                $0.bind(limit, at: 2)
-            }.reversed()
+            guard let source = button else {
+                return try Self.page(EventQuery.newest, in: connection) { $0.bind(limit, at: 2) }.reversed()
+            }
+            return try connection.reading { () throws(StoreError) in
+                let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
+                let tail = try Self.page(EventQuery.sourceTailNewest, in: connection) {
+                    $0.bind(source, at: 1); $0.bind(limit, at: 2); $0.bind(through, at: 4)
+                }
+                guard tail.count < limit else { return tail.reversed() }
+                let indexed = try Self.page(EventQuery.sourceIndexedNewest, in: connection) {
+                    $0.bind(source, at: 1); $0.bind(limit - tail.count, at: 2); $0.bind(through, at: 4)
+                }
+                return (tail + indexed).reversed()
+            }
         }
     }
 
-    /// Runs one of the history queries: `source` is ?1, `bind` gives the page's bounds.
+    /// Runs one of the history queries; `bind` gives its source and the page's bounds.
     private static func page(
-        _ sql: StaticString, in connection: Connection, source: String?, bind: (Statement) -> Void
+        _ sql: StaticString, in connection: Connection, bind: (Statement) -> Void
     ) throws(StoreError) -> [StoredEvent] {
         let select = try connection.statement(sql)
-        if let source { select.bind(source, at: 1) }
         bind(select)
         return try select.rows(Self.event)
     }
@@ -100,6 +126,14 @@ extension ButtonStore {
         guard let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar() else { return 0 }
         let through = newest - Int64(max(0, keep))
         guard through > 0 else { return 0 }
+        // Their entries in the source index first: one range of it for each source they have.
+        let unindex = try connection.statement(
+            """
+            DELETE FROM event_sources
+            WHERE source IN (SELECT COALESCE(button, sheet) FROM events WHERE seq <= ?1) AND seq <= ?1
+            """)
+        unindex.bind(through, at: 1)
+        try unindex.run()
         let delete = try connection.statement("DELETE FROM events WHERE seq <= ?1")
         delete.bind(through, at: 1)
         try delete.run()

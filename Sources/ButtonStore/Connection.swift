@@ -129,6 +129,14 @@ final class Connection: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`'s reads in one read transaction (`BEGIN … COMMIT`): every statement sees the
+    /// same snapshot, however many commits land meanwhile.
+    func reading<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try statement("BEGIN").run()
+        defer { if sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "COMMIT", nil, nil, nil) } }
+        return try body()
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int {
         Int(sqlite3_changes64(db))

@@ -1,21 +1,37 @@
 /// The history reads: ?1 the source (a button's or sheet's id), ?2 the page's size, ?3 the
-/// seq it starts after.
+/// seq it starts after, ?4 the seq `event_sources` is written through (`indexedThrough`).
 ///
-/// Every one is a range of an index (the table's seq, or `events_source` for one source), so
-/// a read visits at most ?2 rows however long the log; `EventLogTests` hold each to its plan.
-/// `COALESCE(button, sheet)` is the index's expression, written exactly so: SQLite uses an
-/// expression index only for the same expression.
+/// Every one is a range of an index, so a read visits at most ?2 rows however long the log:
+/// the table's seq, or `event_sources` for one source up to ?4. One source's events after ?4
+/// (the tail the next bulk write will index, fewer than 1000) are found by walking that tail.
+/// `EventLogIndexTests` hold each to its plan and its steps.
 enum EventQuery {
     static let after: StaticString =
         "SELECT seq, id, type, button, sheet, t, json FROM events WHERE seq > ?3 ORDER BY seq LIMIT ?2"
     static let newest: StaticString =
         "SELECT seq, id, type, button, sheet, t, json FROM events ORDER BY seq DESC LIMIT ?2"
-    static let sourceAfter: StaticString = """
-        SELECT seq, id, type, button, sheet, t, json FROM events
-        WHERE COALESCE(button, sheet) = ?1 AND seq > ?3 ORDER BY seq LIMIT ?2
+
+    /// The seq through which `event_sources` holds every event's source.
+    static let indexedThrough: StaticString =
+        "SELECT COALESCE((SELECT value FROM meta WHERE key = 'sources_through'), 0)"
+
+    static let sourceIndexedAfter: StaticString = """
+        SELECT e.seq, e.id, e.type, e.button, e.sheet, e.t, e.json
+        FROM event_sources s JOIN events e ON e.seq = s.seq
+        WHERE s.source = ?1 AND s.seq > ?3 AND s.seq <= ?4 ORDER BY s.seq LIMIT ?2
         """
-    static let sourceNewest: StaticString = """
+    static let sourceIndexedNewest: StaticString = """
+        SELECT e.seq, e.id, e.type, e.button, e.sheet, e.t, e.json
+        FROM event_sources s JOIN events e ON e.seq = s.seq
+        WHERE s.source = ?1 AND s.seq <= ?4 ORDER BY s.seq DESC LIMIT ?2
+        """
+    /// The tail's: ?3 is at least ?4 here.
+    static let sourceTailAfter: StaticString = """
         SELECT seq, id, type, button, sheet, t, json FROM events
-        WHERE COALESCE(button, sheet) = ?1 ORDER BY seq DESC LIMIT ?2
+        WHERE seq > ?3 AND COALESCE(button, sheet) = ?1 ORDER BY seq LIMIT ?2
+        """
+    static let sourceTailNewest: StaticString = """
+        SELECT seq, id, type, button, sheet, t, json FROM events
+        WHERE seq > ?4 AND COALESCE(button, sheet) = ?1 ORDER BY seq DESC LIMIT ?2
         """
 }

@@ -12,6 +12,7 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     private let retention: Int
     /// The seq the next committed event gets.
     private(set) var nextSeq: Int64
+    /// Events written since the last maintenance (index and trim).
     private var sinceTrim = 0
     package let idPrefix: String
 
@@ -19,6 +20,9 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
         self.store = store
         self.retention = retention
         self.nextSeq = try store.lastSeq() + 1
+        // What a stop or a crash left unindexed is indexed now: the tail a read walks stays
+        // under one maintenance interval.
+        try store.indexSources()
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         self.idPrefix = "evt_" + String((0..<8).map { _ in alphabet.randomElement()! }) + "_"
     }
@@ -35,14 +39,21 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
         }
     }
 
+    /// Events between two maintenance writes: the longest tail of the log a filtered read walks.
+    package var maintenanceInterval: Int { max(1, min(1000, retention / 10)) }
+
     /// Writes one batch in one transaction: events (numbered from `nextSeq` on), states and
-    /// deliveries; every `retention / 10` events the same transaction trims the log.
+    /// deliveries; every `maintenanceInterval` events the same transaction indexes the events'
+    /// sources since the last time (so each index page is written once, not once a commit) and
+    /// trims the log.
     package func write(_ events: [ControlEvent], states: [ButtonStateChange], deliveries: [DeliveryRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
-        let trim = sinceTrim + events.count >= max(1, min(1000, retention / 10))
-        try store.commit(events: events.map(Self.stored), states: states, deliveries: deliveries, keepEvents: trim ? retention : nil)
+        let maintain = sinceTrim + events.count >= maintenanceInterval
+        try store.commit(
+            events: events.map(Self.stored), states: states, deliveries: deliveries,
+            keepEvents: maintain ? retention : nil, indexSources: maintain)
         nextSeq += Int64(events.count)
-        sinceTrim = trim ? 0 : sinceTrim + events.count
+        sinceTrim = maintain ? 0 : sinceTrim + events.count
     }
 
     /// A page of history, read beside the writer.

@@ -1,26 +1,33 @@
 import CSQLite
+import TestSupport
 import Testing
 
 @testable import ButtonStore
 
-/// Filtered history reads seek an index: what one read visits is bounded by its page, not by
-/// the length of the log (eight clients reading a quiet button's page over 95 k events once
-/// held every core). Asserted on SQLite's plan and its step counters, never on a clock.
+/// Filtered history reads seek an index: what one read visits is bounded by its page and by
+/// the unindexed tail (under 1000 events), not by the length of the log (eight clients reading
+/// a quiet button's page over 95 k events once held every core). Asserted on SQLite's plan
+/// and its step counters, never on a clock.
 @Suite struct EventLogIndexTests {
-    /// 100 000 events of 64 busy buttons, with 5 of `quiet` at the start and 5 of sheet
-    /// `panel` in the middle.
+    /// Where `fill` leaves the source index: the 500 events after it are the tail.
+    static let indexedThrough: Int64 = 99_500
+
+    /// 100 000 events of 64 busy buttons, with 5 of `quiet` at the start, 5 of sheet `panel`
+    /// in the middle and 3 of `late` in the tail; indexed through `indexedThrough`.
     static func fill(_ store: ButtonStore) throws {
-        for batch in 0..<100 {
-            let events = (1...1000).map { k -> StoredEvent in
-                let seq = Int64(batch * 1000 + k)
+        for batch in 0..<200 {
+            let events = (1...500).map { k -> StoredEvent in
+                let seq = Int64(batch * 500 + k)
                 switch seq {
                 case 1...5: return event(seq, button: "quiet")
                 case 50_001...50_005: return event(seq, button: nil, sheet: "panel", type: "select")
+                case 99_600, 99_700, 99_800: return event(seq, button: "late")
                 default: return event(seq, button: "b\(seq % 64)")
                 }
             }
-            try store.commit(events: events, states: [], deliveries: [])
+            try store.commit(events: events, states: [], deliveries: [], indexSources: batch < 199)
         }
+        #expect(try store.sourcesIndexedThrough() == indexedThrough)
     }
 
     /// The steps SQLite took for one run of `sql` with ?1 `source`, ?2 `limit`, ?3 `after`.
@@ -31,13 +38,17 @@ import Testing
         var plan: [String] = []
     }
 
-    static func run(_ sql: StaticString, path: String, source: String?, limit: Int, after: Int64 = 0) throws -> Run {
+    static func run(
+        _ sql: StaticString, path: String, source: String?, limit: Int, after: Int64 = 0, through: Int64 = indexedThrough
+    ) throws -> Run {
         var db: OpaquePointer?
         #expect(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
         defer { sqlite3_close_v2(db) }
         var result = Run()
-        result.plan = try rows(db, "EXPLAIN QUERY PLAN \(sql)", column: 3, source: source, limit: limit, after: after).texts
-        let run = try rows(db, "\(sql)", column: 0, source: source, limit: limit, after: after)
+        result.plan = try rows(
+            db, "EXPLAIN QUERY PLAN \(sql)", column: 3, source: source, limit: limit, after: after, through: through
+        ).texts
+        let run = try rows(db, "\(sql)", column: 0, source: source, limit: limit, after: after, through: through)
         result.rows = run.texts.count
         result.fullScanSteps = run.fullScanSteps
         result.vmSteps = run.vmSteps
@@ -45,7 +56,7 @@ import Testing
     }
 
     private static func rows(
-        _ db: OpaquePointer?, _ sql: String, column: Int32, source: String?, limit: Int, after: Int64
+        _ db: OpaquePointer?, _ sql: String, column: Int32, source: String?, limit: Int, after: Int64, through: Int64
     ) throws -> (texts: [String], fullScanSteps: Int32, vmSteps: Int32) {
         var statement: OpaquePointer?
         try #require(sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK)
@@ -53,6 +64,7 @@ import Testing
         if let source { sqlite3_bind_text(statement, 1, source, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) }
         sqlite3_bind_int64(statement, 2, Int64(limit))
         sqlite3_bind_int64(statement, 3, after)
+        sqlite3_bind_int64(statement, 4, through)
         var texts: [String] = []
         while sqlite3_step(statement) == SQLITE_ROW {
             texts.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
@@ -63,19 +75,37 @@ import Testing
         )
     }
 
-    @Test(arguments: [EventQuery.sourceAfter, EventQuery.sourceNewest])
+    @Test(arguments: [EventQuery.sourceIndexedAfter, EventQuery.sourceIndexedNewest])
     func aFilteredReadSeeksTheSourceIndex(sql: StaticString) throws {
         try withStore { store, _ throws in
             try Self.fill(store)
             for (source, after) in [("quiet", Int64(0)), ("quiet", 3), ("panel", 0), ("b7", 90_000), ("gone", 0)] {
                 let run = try Self.run(sql, path: store.path, source: source, limit: 100, after: after)
-                #expect(run.plan.count == 1, "\(run.plan)")
-                #expect(run.plan.allSatisfy { $0.hasPrefix("SEARCH events USING INDEX events_source") }, "\(run.plan)")
+                #expect(run.plan.count == 2, "\(run.plan)")
+                #expect(run.plan.first?.hasPrefix("SEARCH s USING PRIMARY KEY (source=?") == true, "\(run.plan)")
+                #expect(run.plan.last == "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)", "\(run.plan)")
                 #expect(run.fullScanSteps == 0)
                 // A few dozen VM steps a row returned, however long the log (a walk of the
                 // log took millions).
                 #expect(run.vmSteps < Int32(40 * (run.rows + 2)), "\(source) after \(after): \(run.vmSteps) steps, \(run.rows) rows")
             }
+        }
+    }
+
+    /// The events after the index's extent are found by walking them, and only them: at most
+    /// one maintenance interval (here 500), never the log.
+    @Test(arguments: [EventQuery.sourceTailAfter, EventQuery.sourceTailNewest])
+    func aFilteredReadWalksOnlyTheTail(sql: StaticString) throws {
+        try withStore { store, _ throws in
+            try Self.fill(store)
+            let tail = Int(100_000 - Self.indexedThrough)
+            for source in ["late", "b7", "quiet", "gone"] {
+                let run = try Self.run(sql, path: store.path, source: source, limit: 100, after: Self.indexedThrough)
+                #expect(run.plan == ["SEARCH events USING INTEGER PRIMARY KEY (rowid>?)"], "\(run.plan)")
+                #expect(run.fullScanSteps == 0)
+                #expect(run.vmSteps < Int32(20 * (tail + 2)), "\(source): \(run.vmSteps) steps over a tail of \(tail)")
+            }
+            #expect(try Self.run(sql, path: store.path, source: "late", limit: 100, after: Self.indexedThrough).rows == 3)
         }
     }
 
@@ -101,6 +131,65 @@ import Testing
             #expect(try store.events(after: 99_800, limit: 3, button: "b7").map(\.seq) == [99_847, 99_911, 99_975])
             #expect(try store.latestEvents(limit: 2, button: "b7").map(\.seq) == [99_911, 99_975])
             #expect(try store.events(after: 0, limit: 10, button: "gone").isEmpty)
+            // Across the index's end: pages from the index, then from the tail.
+            #expect(try store.events(after: 99_400, limit: 4, button: "b7").map(\.seq) == [99_463, 99_527, 99_591, 99_655])
+            #expect(try store.events(after: 0, limit: 10, button: "late").map(\.seq) == [99_600, 99_700, 99_800])
+            #expect(try store.latestEvents(limit: 2, button: "late").map(\.seq) == [99_700, 99_800])
+            #expect(try store.latestEvents(limit: 9, button: "b7").map(\.seq) == stride(from: 99_463, through: 99_975, by: 64).map { Int64($0) })
+        }
+    }
+
+    /// Wherever the index ends and whatever retention trimmed, a filtered page is exactly the
+    /// source's events of the unfiltered log, in seq order, for every cursor and size.
+    @Test func filteredPagesAreTheSameWhereverTheIndexEnds() throws {
+        try withStore { store, _ throws in
+            var random = SplitMix64(seed: 25)
+            let sources = ["a", "b", "c", "quiet", "s1"]
+            var seq: Int64 = 0
+            for round in 0..<60 {
+                let events = (0..<Int(random.next() % 90)).map { _ -> StoredEvent in
+                    seq += 1
+                    let pick = Int(random.next() % 100)
+                    if pick < 5 { return event(seq, button: nil, sheet: "s1", type: "select") }
+                    return event(seq, button: pick < 7 ? "quiet" : sources[pick % 3])
+                }
+                try store.commit(
+                    events: events, states: [], deliveries: [], keepEvents: round % 7 == 6 ? 1500 : nil,
+                    indexSources: random.next() % 3 == 0)
+                let all = try store.events(after: 0, limit: 100_000, button: nil)
+                for source in sources + ["gone"] {
+                    let mine = all.filter { ($0.button ?? $0.sheet) == source }
+                    for _ in 0..<4 {
+                        let limit = Int(random.next() % 40) + 1
+                        let after = Int64(random.next() % UInt64(seq + 2))
+                        let expected = Array(mine.filter { $0.seq > after }.prefix(limit))
+                        #expect(try store.events(after: after, limit: limit, button: source) == expected, "\(source) after \(after) limit \(limit)")
+                        #expect(try store.latestEvents(limit: limit, button: source) == Array(mine.suffix(limit)), "\(source) newest \(limit)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Retention deletes the trimmed events' entries from the source index with them.
+    @Test func retentionDeletesTheTrimmedEventsEntries() throws {
+        try withStore { store, _ throws in
+            let events = (1...3000).map { event(Int64($0), button: "b\($0 % 7)") }
+            try store.commit(events: Array(events[..<2000]), states: [], deliveries: [], indexSources: true)
+            try store.commit(events: Array(events[2000...]), states: [], deliveries: [], keepEvents: 1000, indexSources: true)
+            let counts = try store.withReader { connection throws(StoreError) in
+                (
+                    try connection.statement("SELECT COUNT(*) FROM event_sources").scalar(),
+                    try connection.statement("SELECT MIN(seq) FROM event_sources").scalar()
+                )
+            }
+            #expect(counts.0 == 1000)
+            #expect(counts.1 == 2001)
+            #expect(try store.sourcesIndexedThrough() == 3000)
+            #expect(try store.events(after: 0, limit: 3, button: "b1").map(\.seq) == [2003, 2010, 2017])
+            #expect(try store.trimEvents(keep: 0) == 1000)
+            #expect(try store.withReader { connection throws(StoreError) in try connection.statement("SELECT COUNT(*) FROM event_sources").scalar() } == 0)
+            #expect(try store.latestEvents(limit: 5, button: "b1").isEmpty)
         }
     }
 

@@ -63,8 +63,10 @@ import Testing
         }
     }
 
-    /// Version 10 indexes the events' source: a version-9 log keeps its events and its
-    /// filtered pages come from the new index (the sheets' index, which it replaces, is gone).
+    /// Version 10 indexed the events' source on `events`; version 14 moves that index to
+    /// `event_sources`, written in bulk: a version-9 log keeps its events, no index on `events`
+    /// is left (neither the sheets' nor the source's), every event is indexed and its filtered
+    /// pages are the same.
     @Test func theEventsGetOneIndexOnTheirSource() throws {
         try withTemporaryDirectory { base in
             let path = base + "/" + ButtonStore.fileName
@@ -87,7 +89,12 @@ import Testing
                 try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'")
                     .rows { $0.text(0) }
             }
-            #expect(indexes == ["events_source"])
+            #expect(indexes.isEmpty)
+            let entries = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT source, seq FROM event_sources").rows { "\($0.text(0)) \($0.int64(1))" }
+            }
+            #expect(entries == ["door 1", "door 3", "panel 2"])
+            #expect(try store.sourcesIndexedThrough() == 3)
             #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 3])
             #expect(try store.latestEvents(limit: 10, button: "panel").map(\.seq) == [2])
         }

@@ -1,0 +1,42 @@
+/// The source index (`event_sources`): (source, seq) of every event through
+/// `meta.sources_through`, written in bulk rather than on every commit. Every commit would
+/// dirty one of its leaf pages per source it touched; a bulk write of many commits' events
+/// dirties each once. The events after it are found by walking the log's tail, so what is not
+/// indexed yet (after a crash too) is still read from the events themselves.
+extension ButtonStore {
+    /// Indexes every event not yet in the source index, in a transaction of its own: at open,
+    /// so the tail left by a stop or a crash does not add to the next one's.
+    public func indexSources() throws(StoreError) {
+        try withConnection { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in try Self.indexSources(connection) }
+        }
+    }
+
+    /// The seq through which the source index is written (events after it are the tail).
+    func sourcesIndexedThrough() throws(StoreError) -> Int64 {
+        try withConnection { connection throws(StoreError) in
+            try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
+        }
+    }
+
+    /// Inside the caller's transaction: the index gains the events after its extent, which moves
+    /// to the newest event.
+    static func indexSources(_ connection: Connection) throws(StoreError) {
+        let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
+        // OR IGNORE: an entry already there must not refuse the batch the write rides with.
+        let insert = try connection.statement(
+            """
+            INSERT OR IGNORE INTO event_sources (source, seq)
+            SELECT COALESCE(button, sheet), seq FROM events WHERE seq > ?1 AND COALESCE(button, sheet) IS NOT NULL
+            """)
+        insert.bind(through, at: 1)
+        try insert.run()
+        let extend = try connection.statement(
+            """
+            INSERT INTO meta (key, value) VALUES ('sources_through', (SELECT COALESCE(MAX(seq), ?1) FROM events))
+            ON CONFLICT (key) DO UPDATE SET value = MAX(value, excluded.value)
+            """)
+        extend.bind(through, at: 1)
+        try extend.run()
+    }
+}
