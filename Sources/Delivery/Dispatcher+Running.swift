@@ -3,34 +3,63 @@ import FoundationEssentials
 import ThreadSupport
 
 extension Dispatcher {
-    /// A worker thread: takes the oldest delivery that may go now (a free handler's next due
-    /// one, or a run of them for a sender that takes several, to a destination with room),
-    /// sends it, hands the outcome to the log, and looks again; with nothing due, it sleeps
-    /// until the next retry or until woken. Workers pull: no thread hands work over.
-    func work() {
+    /// A run of attempts that ended, with the destination it held.
+    struct Ended {
+        var attempts: [Attempt]
+        var destination: String
+    }
+
+    /// The dispatcher's thread: hands the outcomes of ended attempts to the log and takes them
+    /// back into memory, then starts every delivery that may go now (the oldest first: a free
+    /// handler's next due one, or a run of them for a sender that takes several, to a
+    /// destination with room, while fewer than `concurrency` are in flight) and sleeps until
+    /// the next retry, an attempt's end or new work. It never waits for a sender.
+    func run() {
         // Input comes first: a delivery may wait a little (it is durable in the log), a press
-        // must not. Lowered from the thread itself: what it spawns (scripts) inherits it.
+        // must not.
         setThreadNice(5)
-        let sender = WebhookSender(rules: rules)
         condition.lock()
-        while !state.stopping {
-            let now = Self.now()
-            let (next, wakeAt) = nextDue(now: now)
-            guard let (rows, target) = next, let last = rows.last else {
-                _ = condition.wait(seconds: Double(min(wakeAt - now, 60_000)) / 1000)
+        while true {
+            if !state.ended.isEmpty {
+                let ended = state.ended
+                state.ended = []
+                condition.unlock()
+                for attempt in ended.lazy.flatMap(\.attempts) where !abandoned.load(ordering: .sequentiallyConsistent) {
+                    log.record(attempt)
+                    onAttempt(attempt)
+                }
+                condition.lock()
+                for run in ended { finish(run.attempts, destination: run.destination) }
                 continue
             }
-            state.queues[last.handler]?.inFlight = last.id
-            state.slots.take(target.destination)
-            state.running += 1
-            condition.unlock()
-            let attempts = self.attempts(rows, target, sender: sender)
-            for attempt in attempts where !abandoned.load(ordering: .sequentiallyConsistent) {
-                log.record(attempt)
-                onAttempt(attempt)
+            if state.stopping {
+                if state.running == 0 || state.stopped { break }
+                condition.wait()
+                continue
             }
+            let now = Self.now()
+            var wakeAt = now + 60_000
+            var starting: [([DeliveryRow], Target)] = []
+            while state.running < concurrency {
+                let (next, at) = nextDue(now: now)
+                wakeAt = at
+                guard let (rows, target) = next, let last = rows.last else { break }
+                state.queues[last.handler]?.inFlight = last.id
+                state.slots.take(target.destination)
+                state.running += 1
+                starting.append((rows, target))
+            }
+            guard !starting.isEmpty else {
+                if state.running >= concurrency {
+                    condition.wait()
+                } else {
+                    _ = condition.wait(seconds: Double(min(wakeAt - now, 60_000)) / 1000)
+                }
+                continue
+            }
+            condition.unlock()
+            for (rows, target) in starting { start(rows, target) }
             condition.lock()
-            finish(attempts, destination: target.destination)
         }
         condition.unlock()
     }
@@ -48,7 +77,7 @@ extension Dispatcher {
             guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,
                 let target = state.specs[handler], target.enabled
             else { continue }
-            if !target.isReady {
+            if !target.sender.isReady {
                 wakeAt = min(wakeAt, now + Self.notReadyRecheckMs)  // in case no one says when it is
                 continue
             }
@@ -70,42 +99,40 @@ extension Dispatcher {
         return rows.isEmpty ? (nil, wakeAt) : ((rows, best.target), wakeAt)
     }
 
-    /// Runs one attempt of each row (a handler target always gets one row).
-    private func attempts(_ rows: [DeliveryRow], _ target: Target, sender: WebhookSender) -> [Attempt] {
+    /// Starts one attempt of each row (through its target's sender, which answers later, from
+    /// any thread); a row too old to send ends `expired` without going.
+    private func start(_ rows: [DeliveryRow], _ target: Target) {
         let startedAt = Self.now()
-        var results: [AttemptResult]
-        switch target.runner {
-        case .sender(let custom):
-            results = custom.send(rows)
-        case .handler(let handler, let key, let directory):
-            results = rows.map { row in
-                if target.policy.isExpired(createdAt: row.createdAt, now: startedAt) {
-                    let expire = target.policy.expireAfterMs ?? 0
-                    return AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(expire) ms)")
+        let (policy, kind, destination) = (target.policy, target.sender.kind, target.destination)
+        let expired = rows.map { policy.isExpired(createdAt: $0.createdAt, now: startedAt) }
+        let sending = zip(rows, expired).filter { !$0.1 }.map(\.0)
+        let done: @Sendable ([AttemptResult]) -> Void = { [self] results in
+            var sent = results.makeIterator()
+            let all = expired.map { tooOld in
+                if tooOld {
+                    return AttemptResult(outcome: .expired, output: "not sent: older than expireAfterMs (\(policy.expireAfterMs ?? 0) ms)")
                 }
-                let fields = Placeholders(row.event)
-                switch handler.action {
-                case .webhook(let webhook):
-                    return sender.send(webhook, key: key, delivery: row, fields: fields, userAgent: userAgent)
-                case .script(let script):
-                    return ScriptRunner.run(
-                        script, in: directory, arguments: script.args.map(fields.substitute),
-                        environment: ScriptRunner.environment(
-                            event: row.event.json, type: row.event.type, button: row.event.source, seq: row.event.seq,
-                            attempt: row.attempts + 1),
-                        stdin: row.payload, groups: scripts
-                    ).result
-                case .osc(let osc):
-                    return OSCSender(osc: osc, rules: rules).send([row])[0]
-                }
+                return sent.next() ?? AttemptResult(outcome: .connect, output: "the \(kind) sender answered no result")
+            }
+            let attempts = Self.attempts(rows, all, policy: policy, kind: kind, startedAt: startedAt)
+            condition.locked {
+                state.ended.append(Ended(attempts: attempts, destination: destination))
+                condition.broadcast()
             }
         }
+        if sending.isEmpty { done([]) } else { target.sender.send(sending, done: done) }
+    }
+
+    /// What each row is left as after its attempt, as `policy` decides.
+    private static func attempts(
+        _ rows: [DeliveryRow], _ results: [AttemptResult], policy: DeliveryPolicy, kind: String, startedAt: Int64
+    ) -> [Attempt] {
         let finishedAt = Self.now()
         return zip(rows, results).map { row, result in
             var result = result
             if result.outcome != .expired { result.durationMs = finishedAt - startedAt }
             let number = row.attempts + 1
-            let decision = target.policy.decide(
+            let decision = policy.decide(
                 result, attempt: number, createdAt: row.createdAt, now: finishedAt, jitter: Double.random(in: -0.2...0.2))
             var done = row
             done.attempts = number
@@ -114,20 +141,20 @@ extension Dispatcher {
             done.lastExitCode = result.exitCode
             done.status = decision.status
             if case .retry(let at) = decision { done.nextAttemptAt = at }
-            return Attempt(delivery: done, kind: target.kind, number: number, startedAt: startedAt, result: result, decision: decision)
+            return Attempt(delivery: done, kind: kind, number: number, startedAt: startedAt, result: result, decision: decision)
         }
     }
 
     /// With `condition` held, after a run of attempts: the handler may take its next delivery,
-    /// and its destination one more (a worker waiting for that is woken; this one looks too).
+    /// and its destination one more (a `stop` waiting for the last one is woken).
     private func finish(_ attempts: [Attempt], destination: String) {
         state.running -= 1
         let slow = attempts.contains { attempt in
             let result = attempt.result
             return result.outcome == .timeout || result.outcome == .connect || result.durationMs >= DestinationSlots.slowAttemptMs
         }
-        let wasFull = state.slots.release(destination, slow: slow, now: Self.now())
-        if state.stopping { condition.broadcast() } else if wasFull { condition.signal() }
+        state.slots.release(destination, slow: slow, now: Self.now())
+        if state.stopping { condition.broadcast() }
         guard let handler = attempts.last?.delivery.handler, let last = attempts.last?.delivery.id,
             state.queues[handler]?.inFlight == last
         else { return }  // deleted with its handler meanwhile: already dropped from the count
