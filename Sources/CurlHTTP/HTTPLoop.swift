@@ -39,17 +39,14 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
         curl_multi_cleanup(multi)
     }
 
-    /// Starts the loop's thread (once); `nice` lowers it (input comes first).
-    public func start(nice: Int32 = 0) {
+    /// Starts the loop's thread (once).
+    public func start() {
         let start = lock.locked {
             defer { shared.running = true }
             return !shared.running && !shared.stopping
         }
         guard start else { return }
-        startThread(name: name) { [self] in
-            if nice != 0 { _ = setThreadNice(nice) }
-            run()
-        }
+        startThread(name: name) { [self] in run() }
     }
 
     /// Starts `request`; `completion` is called once, on the loop's thread, with the answer

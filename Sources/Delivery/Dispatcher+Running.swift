@@ -15,9 +15,7 @@ extension Dispatcher {
     /// destination with room, while fewer than `concurrency` are in flight) and sleeps until
     /// the next retry, an attempt's end or new work. It never waits for a sender.
     func run() {
-        // Input comes first: a delivery may wait a little (it is durable in the log), a press
-        // must not.
-        setThreadNice(5)
+        // Not lowered: see `HandlerSenders.start`.
         condition.lock()
         while true {
             if !state.ended.isEmpty {
