@@ -18,6 +18,7 @@ static inline CURLcode bd_curl_set_write(CURL *h, size_t (*f)(char *, size_t, si
 static inline CURLcode bd_curl_set_header_callback(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f);
 }
+static inline CURLMcode bd_curl_multi_set_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline long bd_curl_response_code(CURL *h) {
     long code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);

@@ -10,7 +10,7 @@ import ButtonStore
 /// A destination is what fails as one: a webhook's scheme, host and port (every handler
 /// pointing at one receiver); a script's file (every handler running it: what hangs is the
 /// script or what it talks to, and one script stuck must not hold back the others); a sender
-/// of the server's own, its handler id. A value, decided without threads or sockets.
+/// of the server's own, its handler id. Each sender names its own (`DeliverySender.destination`). A value, decided without threads or sockets.
 public struct DestinationSlots: Sendable, Equatable {
     public let limit: Int
     public let slowLimit: Int
@@ -73,14 +73,5 @@ public struct DestinationSlots: Sendable, Equatable {
             authority = authority[..<colon]
         }
         return "\(scheme)://\(authority):\(scheme == "https" ? 443 : 80)"
-    }
-
-    /// The destination of a handler's action.
-    static func destination(of handler: Handler) -> String {
-        switch handler.action {
-        case .webhook(let webhook): destination(webhook: webhook.url)
-        case .script(let script): "script:" + script.name
-        case .osc(let osc): destination(webhook: osc.url)
-        }
     }
 }

@@ -12,6 +12,11 @@ import Synchronization
 /// What is not finished lives in memory (loaded once at start, then fed by `added`), so the
 /// dispatcher never reads the database to find work and never writes to mark an attempt as
 /// started: the store sees a delivery when it is made and when an attempt ends.
+///
+/// Every target is a `DeliverySender` (a handler's, made by `HandlerSenders`, or one of the
+/// server's own): the dispatcher decides, one thread starts attempts and takes their
+/// outcomes, and the senders carry them out without holding it (webhooks on the one HTTP
+/// event loop, scripts and other waiting senders on threads of their own).
 public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `condition`
     public struct Attempt: Sendable {
         /// The delivery as this attempt leaves it.
@@ -24,27 +29,23 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         public var decision: DeliveryPolicy.Decision
     }
 
-    /// What the workers run for one handler id: a handler (its secret's key decoded once) or
-    /// a sender of the server's own (MQTT), with the policy made once.
+    /// What one handler id's deliveries go through, with the policy made once.
     struct Target {
-        enum Runner {
-            case handler(Handler, key: [UInt8], scriptsDirectory: String)
-            case sender(any DeliverySender)
-        }
-
-        var runner: Runner
+        var sender: any DeliverySender
         var enabled: Bool
         var ordered: Bool
-        var kind: String
         var batchLimit: Int
         var policy: DeliveryPolicy
-        /// What it shares its `DestinationSlots` with.
+        /// What it shares its `DestinationSlots` with (the sender's, asked once).
         var destination: String
 
-        /// Whether an attempt could succeed now: a handler always, a sender of ours when it says so.
-        var isReady: Bool {
-            guard case .sender(let sender) = runner else { return true }
-            return sender.isReady
+        init(sender: any DeliverySender, enabled: Bool, ordered: Bool, policy: DeliveryPolicy) {
+            self.sender = sender
+            self.enabled = enabled
+            self.ordered = ordered
+            self.policy = policy
+            batchLimit = max(1, sender.batchLimit)
+            destination = sender.destination
         }
     }
 
@@ -52,26 +53,29 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         var specs: [String: Target] = [:]
         var queues: [String: HandlerQueue] = [:]
         var slots: DestinationSlots
+        /// Attempts started and not yet taken back.
         var running = 0
+        /// Runs of attempts that ended, for the dispatcher's thread to record and finish.
+        var ended: [Ended] = []
         var stopping = false
+        /// Set by `stop` once its wait is over: the thread ends whatever is still running.
+        var stopped = false
     }
 
     private let store: ButtonStore
     let onAttempt: @Sendable (Attempt) -> Void
-    let userAgent: String
+    /// Makes the handlers' senders.
+    let senders: HandlerSenders
+    /// Attempts in flight at most, of every kind.
     public let concurrency: Int
     /// Attempts in flight to one destination at most (a quarter of `concurrency` by default).
     public var perDestination: Int { state.slots.limit }
     /// Multiplies the retry schedule (1 in production; tests shrink it).
     public let retryScale: Double
-    /// Set once by `start`, before any worker exists.
-    private(set) var rules = DestinationRules()
     let condition = Condition()
     var state: State
     let depthCounter = Atomic<Int>(0)
     let log: DeliveryLog
-    /// What scripts run and leave behind, stopped with the dispatcher.
-    let scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs)
     /// Set by `stop` once its wait is over: an attempt that ends after it is not recorded.
     let abandoned = Atomic<Bool>(false)
 
@@ -82,7 +86,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         self.store = store
         self.concurrency = concurrency
         state = State(slots: perDestination.map { DestinationSlots(limit: $0) } ?? DestinationSlots(workers: concurrency))
-        self.userAgent = userAgent
+        senders = HandlerSenders(userAgent: userAgent)
         self.retryScale = retryScale
         self.onAttempt = onAttempt
         log = DeliveryLog(store: store, retention: retention)
@@ -100,29 +104,22 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     /// A handler was added or changed (or its secret, or whether it is enabled). A script
     /// handler without a scripts directory (this start) is not run: its deliveries wait.
     public func setHandler(_ handler: Handler, key: [UInt8], scriptsDirectory: String?) {
-        let target: Target?
-        if case .script = handler.action, scriptsDirectory == nil {
-            target = nil
-        } else {
-            target = Target(
-                runner: .handler(handler, key: key, scriptsDirectory: scriptsDirectory ?? ""), enabled: handler.enabled,
-                ordered: handler.ordered, kind: handler.kind, batchLimit: 1,
-                policy: DeliveryPolicy(
-                    maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale),
-                destination: DestinationSlots.destination(of: handler))
+        let target = senders.sender(for: handler, key: key, scriptsDirectory: scriptsDirectory).map { sender in
+            Target(
+                sender: sender, enabled: handler.enabled, ordered: handler.ordered,
+                policy: DeliveryPolicy(maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale))
         }
-        condition.locked {
-            state.specs[handler.id] = target
-            condition.broadcast()
-        }
+        set(target, id: handler.id)
     }
 
-    /// A target of the server's own (MQTT publishing) under the handler id `id`: its
-    /// deliveries go in order, up to `sender.batchLimit` at a time.
-    public func setSender(_ sender: any DeliverySender, id: String, policy: DeliveryPolicy) {
-        let target = Target(
-            runner: .sender(sender), enabled: true, ordered: true, kind: sender.kind, batchLimit: max(1, sender.batchLimit),
-            policy: policy, destination: "sender:" + id)
+    /// The deliveries of handler id `id` go through `sender` (a target of the server's own,
+    /// such as MQTT publishing, or a test's): in order unless `ordered` is false, up to
+    /// `sender.batchLimit` at a time.
+    public func setSender(_ sender: any DeliverySender, id: String, policy: DeliveryPolicy, ordered: Bool = true) {
+        set(Target(sender: sender, enabled: true, ordered: ordered, policy: policy), id: id)
+    }
+
+    private func set(_ target: Target?, id: String) {
         condition.locked {
             state.specs[id] = target
             condition.broadcast()
@@ -175,7 +172,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         depthCounter.add(rows.count, ordering: .relaxed)
         condition.locked {
             for row in rows { state.queues[row.handler, default: HandlerQueue()].insert(row) }
-            if rows.count == 1 { condition.signal() } else { condition.broadcast() }
+            condition.broadcast()
         }
     }
 
@@ -200,7 +197,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         }
         if inFlight { return .inFlight }
         guard var row = try store.delivery(id: id) else { return .notFound }
-        if condition.locked({ state.specs[row.handler]?.isReady == false }) { return .notReady }
+        if condition.locked({ state.specs[row.handler]?.sender.isReady == false }) { return .notReady }
         guard try store.reschedule(delivery: id, at: now) else { return .notFound }
         if row.status.isFinished { log.reopened() }
         row.status = .pending
@@ -212,7 +209,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
                 state.queues[row.handler, default: HandlerQueue()].insert(row)
                 depthCounter.add(1, ordering: .relaxed)
             }
-            condition.signal()
+            condition.broadcast()
         }
         return .queued(row)
     }
@@ -254,18 +251,18 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         added(rows)
     }
 
-    /// Starts sending; webhooks go only where `rules` allow (checked on every connection).
+    /// Starts sending; webhooks and OSC messages go only where `rules` allow (checked on every
+    /// connection).
     public func start(rules: DestinationRules) {
-        self.rules = rules
+        senders.rules = rules
         log.start()
-        for index in 0..<concurrency {
-            startThread(name: "buttond.send.\(index)") { [self] in work() }
-        }
+        senders.start()
+        startThread(name: "buttond.dispatch") { [self] in run() }
     }
 
-    /// New work may be due: an idle worker looks now rather than at the next planned time.
+    /// New work may be due: the dispatcher looks now rather than at the next planned time.
     public func wake() {
-        condition.locked { condition.signal() }
+        condition.locked { condition.broadcast() }
     }
 
     /// Stops taking new deliveries and waits up to `seconds` for running ones to finish and be
@@ -279,10 +276,12 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         condition.broadcast()
         let deadline = Self.now() + Int64(seconds * 1000)
         while state.running > 0 && Self.now() < deadline { _ = condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
+        state.stopped = true
+        condition.broadcast()
         condition.unlock()
         abandoned.store(true, ordering: .sequentiallyConsistent)
         log.stop()
-        scripts.stopAll()
+        senders.stop()
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }

@@ -8,18 +8,18 @@ import Platform
 /// placeholder converted to its type), the host resolved here and checked against the
 /// destination rules, then sent by liblo. UDP is done once the datagram is out; a TCP connect
 /// or send failure is a `connect` outcome, retried on the handler's schedule.
-struct OSCSender: DeliverySender {
+struct OSCSender: BlockingDeliverySender {
     let osc: Handler.OSC
-    let rules: DestinationRules
+    let rules: @Sendable () -> DestinationRules
     let kind = "osc"
-    let batchLimit = 1
-    var isReady: Bool { true }
+    var destination: String { DestinationSlots.destination(webhook: osc.url) }
 
-    func send(_ rows: [DeliveryRow]) -> [AttemptResult] {
-        rows.map { row in send(Self.message(osc, fields: Placeholders(row.event))) }
+    func sendWaiting(_ rows: [DeliveryRow]) -> [AttemptResult] {
+        let rules = rules()
+        return rows.map { row in send(Self.message(osc, fields: Placeholders(row.event)), rules: rules) }
     }
 
-    private func send(_ message: OSCMessage) -> AttemptResult {
+    private func send(_ message: OSCMessage, rules: DestinationRules) -> AttemptResult {
         guard let destination = OSCClient.Destination(url: osc.url) else {
             return AttemptResult(outcome: .refused, output: "not sent: \(osc.url) is not an osc.udp:// or osc.tcp:// URL")
         }

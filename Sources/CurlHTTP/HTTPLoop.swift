@@ -1,0 +1,146 @@
+import CCurl
+import ThreadSupport
+
+/// Many requests in flight from one thread: a `curl_multi` event loop. Any thread hands a
+/// request over (`send`, which wakes the loop with `curl_multi_wakeup`); the loop adds it,
+/// drives every transfer as its sockets become ready (`curl_multi_poll`), and calls each one's
+/// completion on the loop's thread, so a completion must be quick (hand the answer over).
+/// Connections are kept alive and reused across requests to the same host; easy handles are
+/// reset and reused.
+public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `lock`; `active` is the loop thread's
+    public typealias Completion = @Sendable (Result<HTTPClient.Reply, HTTPClient.Failure>) -> Void
+
+    private struct Shared {
+        var incoming: [(Transfer, Completion)] = []
+        var idle: [UnsafeMutableRawPointer] = []
+        var running = false
+        var stopping = false
+        var stopped = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let lock = Condition()
+    private var shared = Shared()
+    private var active: [UnsafeMutableRawPointer: (Transfer, Completion)] = [:]
+    private let name: String
+    /// Idle easy handles kept for reuse at most.
+    static let idleLimit = 64
+
+    /// `connections`: how many idle connections are kept open for reuse.
+    public init(name: String = "buttond.http", connections: Int = 64) {
+        Curl.start()
+        multi = curl_multi_init()
+        self.name = name
+        bd_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, connections)
+    }
+
+    deinit {
+        for handle in shared.idle { curl_easy_cleanup(handle) }
+        curl_multi_cleanup(multi)
+    }
+
+    /// Starts the loop's thread (once).
+    public func start() {
+        let start = lock.locked {
+            defer { shared.running = true }
+            return !shared.running && !shared.stopping
+        }
+        guard start else { return }
+        startThread(name: name) { [self] in run() }
+    }
+
+    /// Starts `request`; `completion` is called once, on the loop's thread, with the answer
+    /// or why there is none. After `stop`, at once with a failure.
+    public func send(_ request: HTTPRequest, completion: @escaping Completion) {
+        guard let handle = lock.locked({ shared.idle.popLast() }) ?? curl_easy_init() else {
+            return completion(.failure(HTTPClient.Failure(description: "libcurl could not start")))
+        }
+        let transfer: Transfer
+        do throws(HTTPClient.Failure) {
+            transfer = try Transfer(request, handle: handle)
+        } catch {
+            curl_easy_cleanup(handle)
+            return completion(.failure(error))
+        }
+        let accepted = lock.locked {
+            guard !shared.stopping else { return false }
+            shared.incoming.append((transfer, completion))
+            return true
+        }
+        guard accepted else { return completion(.failure(Self.stoppedFailure)) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Ends the loop: transfers under way are cut off and completed with a failure. Waits
+    /// for the loop's thread to end.
+    public func stop() {
+        let (wait, unstarted) = lock.locked {
+            shared.stopping = true
+            defer { if !shared.running { shared.incoming = [] } }
+            return (shared.running, shared.running ? [] : shared.incoming)
+        }
+        curl_multi_wakeup(multi)
+        Self.cutOff(unstarted)
+        guard wait else { return }
+        lock.locked { while !shared.stopped { lock.wait() } }
+    }
+
+    static let stoppedFailure = HTTPClient.Failure(description: "the HTTP loop has stopped")
+
+    private func run() {
+        var stillRunning: Int32 = 0
+        while true {
+            let (incoming, stopping) = lock.locked {
+                defer { shared.incoming = [] }
+                return (shared.incoming, shared.stopping)
+            }
+            if stopping {
+                Self.cutOff(incoming)
+                break
+            }
+            for (transfer, completion) in incoming {
+                active[transfer.handle] = (transfer, completion)
+                curl_multi_add_handle(multi, transfer.handle)
+            }
+            curl_multi_perform(multi, &stillRunning)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi, handle)
+                guard let (transfer, completion) = active.removeValue(forKey: handle) else { continue }
+                let result = transfer.finish(code)
+                recycle(handle)
+                completion(result)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for handle in active.keys { curl_multi_remove_handle(multi, handle) }
+        Self.cutOff(Array(active.values))
+        active = [:]
+        lock.locked {
+            shared.stopped = true
+            lock.broadcast()
+        }
+    }
+
+    /// Transfers the loop will not run: their handles go, their completions say so.
+    private static func cutOff(_ transfers: [(Transfer, Completion)]) {
+        for (transfer, completion) in transfers {
+            curl_easy_cleanup(transfer.handle)
+            completion(.failure(stoppedFailure))
+        }
+    }
+
+    /// A handle whose transfer ended goes back to the pool, reset (its connection stays in
+    /// the loop's cache).
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        curl_easy_reset(handle)
+        let kept = lock.locked {
+            guard shared.idle.count < Self.idleLimit else { return false }
+            shared.idle.append(handle)
+            return true
+        }
+        if !kept { curl_easy_cleanup(handle) }
+    }
+}

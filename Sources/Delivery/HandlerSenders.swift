@@ -1,0 +1,49 @@
+import ButtonStore
+import CurlHTTP
+import ThreadSupport
+
+/// Makes the sender of each handler, from what the senders of one dispatcher share: the one
+/// `HTTPLoop` every webhook goes out on, the destination rules (known once the server
+/// listens), the user agent, and the process groups scripts leave behind. The one place that
+/// tells the kinds of handler apart.
+final class HandlerSenders: Sendable {
+    let http = HTTPLoop(name: "buttond.http")
+    let userAgent: String
+    /// What scripts run and leave behind, stopped with the dispatcher.
+    let scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs)
+    private let rulesBox = Locked(DestinationRules())
+
+    init(userAgent: String) { self.userAgent = userAgent }
+
+    /// Where webhooks and OSC messages may go, asked at every attempt.
+    var rules: DestinationRules {
+        get { rulesBox.withLock { $0 } }
+        set { rulesBox.withLock { $0 = newValue } }
+    }
+
+    /// The sender of `handler`'s deliveries; nil for a script handler without a scripts
+    /// directory (this start): its deliveries wait.
+    func sender(for handler: Handler, key: [UInt8], scriptsDirectory: String?) -> (any DeliverySender)? {
+        let rules: @Sendable () -> DestinationRules = { [rulesBox] in rulesBox.withLock { $0 } }
+        switch handler.action {
+        case .webhook(let webhook):
+            return WebhookSender(webhook: webhook, key: key, userAgent: userAgent, http: http, rules: rules)
+        case .script(let script):
+            guard let scriptsDirectory else { return nil }
+            return ScriptSender(script: script, directory: scriptsDirectory, groups: scripts)
+        case .osc(let osc):
+            return OSCSender(osc: osc, rules: rules)
+        }
+    }
+
+    /// The loop's thread and the dispatcher's are not lowered as the old sixteen workers
+    /// were (nice 5): two threads that only decide and move bytes, lowered on a busy machine,
+    /// waited behind every other thread (scenario 2's paced lag median 206 ms instead of 1 ms),
+    /// and input did not gain from it. What scripts spawn is still lowered (`DeliveryThreads`).
+    func start() { http.start() }
+
+    func stop() {
+        http.stop()
+        scripts.stopAll()
+    }
+}
