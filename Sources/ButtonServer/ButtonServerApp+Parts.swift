@@ -41,11 +41,9 @@ extension ButtonServerApp {
     }
 
     /// After every delivery attempt: metrics and a log line; a 410 disables the handler; a
-    /// change of health announces its button or sheet again. `handlers` and `views` are made
-    /// after the dispatcher, so they come in boxes filled later.
+    /// change of health announces its button or sheet again. Given to the dispatcher's start.
     static func attemptObserver(
-        metrics: Metrics, logger: Logger, health: HandlerHealth, handlers: Locked<HandlerRegistry?>,
-        views: Locked<RegistryViews?>
+        metrics: Metrics, logger: Logger, health: HandlerHealth, handlers: HandlerRegistry, views: RegistryViews
     ) -> @Sendable (Dispatcher.Attempt) -> Void {
         { attempt in
             let result = attempt.result
@@ -58,12 +56,9 @@ extension ButtonServerApp {
                     "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
                     "duration_ms": String(result.durationMs),
                 ])
-            let registry = handlers.withLock { $0 }
-            if attempt.decision == .finishAndDisable { registry?.disable(attempt.delivery.handler) }
-            if health.record(attempt) || attempt.decision == .finishAndDisable,
-                let handler = try? registry?.get(attempt.delivery.handler)
-            {
-                views.withLock { $0 }?.announce(owner: handler.owner)
+            if attempt.decision == .finishAndDisable { handlers.disable(attempt.delivery.handler) }
+            if health.record(attempt) || attempt.decision == .finishAndDisable, let handler = try? handlers.get(attempt.delivery.handler) {
+                views.announce(owner: handler.owner)
             }
         }
     }

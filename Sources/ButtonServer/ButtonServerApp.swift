@@ -45,9 +45,6 @@ public final class ButtonServerApp: Sendable {
         destinations = Locked(DestinationRules(denyPrivate: options.webhookDenyPrivate))
         let destinations = self.destinations
         ButtonDefinition.iconNames.withLock { $0 = Self.iconNames(in: options.publicDir + "/icons") }
-        // The dispatcher's attempts change handlers' health, which the views announce; the
-        // views need what is made after the dispatcher.
-        let announcing = Locked<RegistryViews?>(nil)
         var http = options.http
         http.tls = try Self.tls(for: options, logger: logger)
         if let host = options.publicURLHost { http.gate.allowedHosts.append(host) }
@@ -55,23 +52,17 @@ public final class ButtonServerApp: Sendable {
             store = try ButtonStore(directory: options.dataDir)
             let registry = Registry(store: store, maxButtons: options.maxButtons)
             self.registry = registry
-            let logger = self.logger
-            let metrics = self.metrics
-            // The dispatcher tells the handler registry to disable a handler (a 410); the
-            // registry tells the dispatcher of every handler change: one is made first.
-            let disabling = Locked<HandlerRegistry?>(nil)
-            let health = self.health
+            // The registry tells the dispatcher of every handler change, so the dispatcher is
+            // made first; what an attempt's outcome changes above it (a 410 disables the
+            // handler, health is announced by the views) is handed to its start.
             dispatcher = Dispatcher(
                 store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
-                retention: options.deliveryRetention, retryScale: options.retryScale,
-                onAttempt: Self.attemptObserver(
-                    metrics: metrics, logger: logger, health: health, handlers: disabling, views: announcing))
+                retention: options.deliveryRetention, retryScale: options.retryScale)
             let handlers = try HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
                 everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
                 labels: Self.labels(in: registry))
             self.handlers = handlers
-            disabling.withLock { $0 = handlers }
             log = try EventLog(store: store, retention: options.retention)
         } catch {
             throw StartError(description: "cannot open the data directory: \(error.description)")
@@ -79,7 +70,6 @@ public final class ButtonServerApp: Sendable {
         publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
         let views = RegistryViews(registry: registry, handlers: handlers, health: health, publisher: publisher)
         self.views = views
-        announcing.withLock { $0 = views }
         registry.onChange { change in views.announce(change) }
         mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
         let feedback = try OSCFeedback.parse(options, registry: registry)
@@ -115,7 +105,9 @@ public final class ButtonServerApp: Sendable {
             rules.localAddresses = DestinationRules.interfaceAddresses()
             return rules
         }
-        dispatcher.start(rules: rules)
+        dispatcher.start(
+            rules: rules,
+            onAttempt: Self.attemptObserver(metrics: metrics, logger: logger, health: health, handlers: handlers, views: views))
         mqtt?.start(sequencer: sequencer, retryScale: options.retryScale, panelURL: options.panelURL(port: port))
         osc?.start()
         logger.log(.info, "listening", ["url": options.url(host: options.host, port: port), "data_dir": options.dataDir], force: true)

@@ -14,7 +14,7 @@ extension Dispatcher {
     /// handler's next due one, or a run of them for a sender that takes several, to a
     /// destination with room, while fewer than `concurrency` are in flight) and sleeps until
     /// the next retry, an attempt's end or new work. It never waits for a sender.
-    func run() {
+    func run(onAttempt: @Sendable (Attempt) -> Void) {
         // Not lowered: see `HandlerSenders.start`.
         condition.lock()
         while true {

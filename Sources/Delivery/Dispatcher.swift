@@ -63,7 +63,6 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     private let store: ButtonStore
-    let onAttempt: @Sendable (Attempt) -> Void
     /// Makes the handlers' senders.
     let senders: HandlerSenders
     /// Attempts in flight at most, of every kind.
@@ -81,14 +80,13 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     public init(
         store: ButtonStore, concurrency: Int = 16, perDestination: Int? = nil, userAgent: String, retention: Int = 100_000,
-        retryScale: Double = 1, onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
+        retryScale: Double = 1
     ) {
         self.store = store
         self.concurrency = concurrency
         state = State(slots: perDestination.map { DestinationSlots(limit: $0) } ?? DestinationSlots(workers: concurrency))
         senders = HandlerSenders(userAgent: userAgent)
         self.retryScale = retryScale
-        self.onAttempt = onAttempt
         log = DeliveryLog(store: store, retention: retention)
     }
 
@@ -253,11 +251,14 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     /// Starts sending; webhooks and OSC messages go only where `rules` allow (checked on every
     /// connection).
-    public func start(rules: DestinationRules) {
+    /// Starts the dispatcher's thread. `onAttempt` hears every attempt's outcome (the way an
+    /// outcome goes back up: metrics, health, a 410's disable); the thread holds it, so the
+    /// parts it needs, made after the dispatcher, are handed in here rather than filled in later.
+    public func start(rules: DestinationRules, onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }) {
         senders.rules = rules
         log.start()
         senders.start()
-        startThread(name: "buttond.dispatch") { [self] in run() }
+        startThread(name: "buttond.dispatch") { [self] in run(onAttempt: onAttempt) }
     }
 
     /// New work may be due: the dispatcher looks now rather than at the next planned time.

@@ -70,3 +70,30 @@ public enum SystemLimits {
         setrlimit(resource, &limit)
     }
 }
+
+/// The signals a server stops or reloads on, taken by a thread that waits for them
+/// (`sigwait`) rather than by a handler: blocked in every thread from the start (threads made
+/// afterwards inherit the mask), so one sent at any moment — even before the waiter is ready —
+/// stays pending and is never lost. Children started by `posix_spawn` set their own mask.
+public enum ProcessSignals {
+    /// Blocks `signals` in the calling thread, and so in every thread it makes afterwards.
+    public static func block(_ signals: [Int32]) {
+        var set = self.set(signals)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Waits for one of `signals` (blocked first) and returns it.
+    public static func wait(_ signals: [Int32]) -> Int32 {
+        var set = self.set(signals)
+        var received: Int32 = 0
+        while sigwait(&set, &received) != 0 {}
+        return received
+    }
+
+    private static func set(_ signals: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        return set
+    }
+}

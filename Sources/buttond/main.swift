@@ -1,7 +1,6 @@
 import ButtonServer
 import ButtondCLI
 import FoundationEssentials
-import Dispatch
 import Platform
 
 // Parse arguments, start, wait for a signal. Everything else lives in ButtonServer.
@@ -27,38 +26,27 @@ case "serve":
         writeAll(2, ("buttond: \(error.description)\nTry 'buttond --help'.\n".utf8))
         exit(2)
     }
+    // SIGINT and SIGTERM stop, SIGHUP takes a renewed certificate without dropping a
+    // connection. Blocked before any thread exists and taken by `sigwait` below, so one sent
+    // at any moment (right on the "listening" line, or before it) is never lost.
+    let signals = [SIGINT, SIGTERM, SIGHUP]
+    ProcessSignals.block(signals)
     let app: ButtonServerApp
     do {
         app = try ButtonServerApp(options: options)
-    } catch {
-        writeAll(2, ("buttond: \(error)\n".utf8))
-        exit(1)
-    }
-    // The signal sources are in place before `start` says "listening": a SIGTERM sent the
-    // moment a supervisor (or a test) reads that line was lost while they were being made.
-    // Their handlers run on the main queue, so not before `start` has returned.
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
-    for source in signals {
-        source.setEventHandler {
-            app.stop()
-            exit(0)
-        }
-        source.resume()
-    }
-    // SIGHUP: take a renewed certificate without dropping a connection.
-    signal(SIGHUP, SIG_IGN)
-    let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
-    hangup.setEventHandler { _ = app.reloadTLS() }
-    hangup.resume()
-    do {
         try app.start()
     } catch {
         writeAll(2, ("buttond: \(error)\n".utf8))
         exit(1)
     }
-    dispatchMain()
+    while true {
+        if ProcessSignals.wait(signals) == SIGHUP {
+            _ = app.reloadTLS()
+        } else {
+            app.stop()
+            exit(0)
+        }
+    }
 default:
     exit(ClientCommand.run(command: command, arguments: rest))
 }

@@ -92,9 +92,10 @@ final class DispatcherHarness: @unchecked Sendable {  // `decisions` is guarded 
         store = try ButtonStore(directory: directory)
         let decisions = lock
         dispatcher = Dispatcher(
-            store: store, concurrency: concurrency, perDestination: perDestination, userAgent: "test",
-            onAttempt: { attempt in decisions.withLock { $0[attempt.delivery.id, default: []].append(attempt.decision) } })
-        dispatcher.start(rules: DestinationRules())
+            store: store, concurrency: concurrency, perDestination: perDestination, userAgent: "test")
+        dispatcher.start(rules: DestinationRules()) { attempt in
+            decisions.withLock { $0[attempt.delivery.id, default: []].append(attempt.decision) }
+        }
     }
 
     deinit {
