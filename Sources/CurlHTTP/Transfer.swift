@@ -119,20 +119,22 @@ final class Transfer: @unchecked Sendable {  // run by one thread at a time; `so
         let context = Unmanaged.passUnretained(self).toOpaque()
         bd_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
         bd_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
-        bd_curl_set_write(handle) { data, size, count, context in
-            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-            let n = size * count
-            guard let data else { return n }
-            data.withMemoryRebound(to: UInt8.self, capacity: n) { transfer.take(UnsafeBufferPointer(start: $0, count: n)) }
-            return n
-        }
+        bd_curl_set_write(handle) { data, size, count, context in Transfer.given(data, size * count, context) { $0.take($1) } }
         bd_curl_set_header_callback(handle) { data, size, count, context in
-            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-            let n = size * count
-            guard let data else { return n }
-            data.withMemoryRebound(to: UInt8.self, capacity: n) { transfer.headerLine(UnsafeBufferPointer(start: $0, count: n)) }
-            return n
+            Transfer.given(data, size * count, context) { $0.headerLine($1) }
         }
+    }
+
+    /// What a libcurl callback was given, to the transfer its context names; answers the
+    /// count taken (all of it).
+    private static func given(
+        _ data: UnsafeMutablePointer<CChar>?, _ count: Int, _ context: UnsafeMutableRawPointer?,
+        to body: (Transfer, UnsafeBufferPointer<UInt8>) -> Void
+    ) -> Int {
+        guard let data, let context else { return count }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        data.withMemoryRebound(to: UInt8.self, capacity: count) { body(transfer, UnsafeBufferPointer(start: $0, count: count)) }
+        return count
     }
 
     /// Runs the transfer to its end on this thread; `timeoutSeconds` nil lets it run as long

@@ -2,45 +2,14 @@ import Foundation
 import MicroHTTP
 import Testing
 import CurlHTTP
-
-/// A TCP listener on 127.0.0.1 that never answers: the kernel completes each connection
-/// (the backlog is deep) and nobody ever reads or writes, so a webhook to it runs into its
-/// `timeoutMs`.
-final class HungReceiver: @unchecked Sendable {  // fields are set once in init
-    let fd: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && listen(fd, 256) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw HTTPClient.Failure(description: "cannot listen on 127.0.0.1")
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    deinit { close(fd) }
-}
+import TestSupport
 
 /// The delivery log suite, continued: one destination that hangs does not take the workers
 /// of the others.
 extension DeliveryLogRouteTests {
     @Test func aHungDestinationDoesNotDelayAHealthyOne() throws {
         let server = try Self.server()  // 16 workers, as in production
-        let hung = try HungReceiver()
+        let hung = try LocalReceiver()
         let sink = try Sink()
         try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
         var stuck: [String] = []

@@ -2,59 +2,9 @@ import ButtonStore
 import CurlHTTP
 @testable import Delivery
 import Foundation
+import TestSupport
 import Testing
 import ThreadSupport
-
-/// A TCP listener on 127.0.0.1: with `answer`, it answers every request with those bytes
-/// (one request a connection); without, it never accepts, and the kernel completes the
-/// connections (a receiver that hangs).
-final class LocalReceiver: @unchecked Sendable {  // fields are set once in init
-    let fd: Int32
-    let port: Int
-
-    init(answer: String? = nil) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && listen(fd, 256) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw HTTPClient.Failure(description: "cannot listen on 127.0.0.1")
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        guard let answer else { return }
-        let bytes = Array(answer.utf8)
-        startThread(name: "receiver") {
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else { return }
-                var buffer = [UInt8](repeating: 0, count: 65536)
-                var head: [UInt8] = []
-                while !head.indices.contains(where: { head[$0...].starts(with: Array("\r\n\r\n".utf8)) }) {
-                    let n = read(client, &buffer, buffer.count)
-                    guard n > 0 else { break }
-                    head += buffer[0..<n]
-                }
-                _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-                close(client)
-            }
-        }
-    }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    deinit {
-        shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
-    }
-}
 
 /// The webhook sender on the HTTP event loop, against receivers on this machine.
 @Suite("Webhook sender on the HTTP loop")
