@@ -60,6 +60,11 @@ enum OSCSocket {
         return .success(fd)
     }
 
+    /// An unbound UDP socket of `family` to send from.
+    static func datagram(family: Int32) -> Int32 {
+        socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    }
+
     /// Receives wake up this often, so a stop is noticed.
     static func setTimeout(_ fd: Int32, seconds: Double) {
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
