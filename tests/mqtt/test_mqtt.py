@@ -408,7 +408,13 @@ def test_a_button_deleted_while_home_assistant_was_away_is_removed_when_it_is_ba
     rec.wait(lambda m: rec.on(event)[-1:] == [b""])
     # buttond restarts (the tombstone is in its database), then Home Assistant comes back.
     s.stop()
+    with rec.lock:
+        heard = len(rec.messages)
     s = server(data_dir=workdir / "data")
+    # Home Assistant's birth message is not retained: send it once the new buttond has
+    # subscribed, which it does before it announces its devices again (one connection keeps
+    # the order). Sent sooner, it could reach the broker first and be lost (seen under load).
+    rec.wait(lambda m: len(m) > heard, timeout=10)
     before = len(rec.on(event))
     rec.publish("homeassistant/status", "online")
     # The config is told again (so HA knows the device in this run), then cleared: HA removes it.
