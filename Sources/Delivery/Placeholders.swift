@@ -46,21 +46,6 @@ public struct Placeholders: Sendable, Equatable {
         self.id = id
     }
 
-    /// Reads them from an event object as the server writes it; a missing field (or a value of
-    /// the wrong JSON type) leaves its placeholder "" (or 0). The label is not in the event.
-    public init(event: JSONValue, label: String = "") {
-        self.init(label: label)
-        if case .string(let v)? = event["button"] ?? event["sheet"] { button = v }
-        if case .string(let v)? = event["type"] { type = v }
-        if case .int(let v)? = event["seq"] { seq = v }
-        if case .int(let v)? = event["t"] { t = v }
-        if case .int(let v)? = event["data"]?["face"] { face = String(v) }
-        if case .string(let v)? = event["data"]?["option"] { option = v }
-        if case .string(let v)? = event["id"] { id = v }
-        if case .int(let v)? = event["data"]?["index"] { index = String(v) }
-        if case .string(let v)? = event["by"] { by = v }
-    }
-
     /// `text` when it is exactly one numeric placeholder with a value: the number it stands for.
     public func number(_ text: String) -> Int64? {
         guard Self.numeric.contains(text), let value = value(of: text) else { return nil }
