@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "ButtonStore", "MicroHTTP", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "CSQLite", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
         .testTarget(

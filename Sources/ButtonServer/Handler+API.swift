@@ -23,7 +23,7 @@ extension Handler {
         var envelope = false
     }
 
-    static func create(from json: JSONValue, owner: Owner, context: Context) throws(ButtonsError) -> Handler {
+    static func create(from json: JSONValue, owner: Source, context: Context) throws(ButtonsError) -> Handler {
         var fields = try Fields(json)
         if context.envelope {
             fields.ignore("id")
@@ -276,21 +276,5 @@ extension Handler {
         guard enabled, on.contains(event.type) else { return false }
         if let option, event.type == .select, event.data.option != option { return false }
         return true
-    }
-}
-
-extension Handler.Owner {
-    init(_ source: ControlEvent.Source) {
-        switch source {
-        case .button(let id): self = .button(id)
-        case .sheet(let id): self = .sheet(id)
-        }
-    }
-
-    var source: ControlEvent.Source {
-        switch self {
-        case .button(let id): .button(id)
-        case .sheet(let id): .sheet(id)
-        }
     }
 }

@@ -46,7 +46,7 @@ final class HandlerRegistry: DeliveryRules {
 
     private struct Tables {
         var byID: [String: Entry] = [:]
-        var byOwner: [Handler.Owner: [String]] = [:]
+        var byOwner: [Source: [String]] = [:]
     }
 
     private let tables = Locked(Tables())
@@ -99,7 +99,7 @@ final class HandlerRegistry: DeliveryRules {
         }
     }
 
-    func list(owner: Handler.Owner) -> [Handler] {
+    func list(owner: Source) -> [Handler] {
         tables.withLock { t in (t.byOwner[owner] ?? []).compactMap { t.byID[$0]?.definition } }
     }
 
@@ -167,7 +167,7 @@ final class HandlerRegistry: DeliveryRules {
 
     /// Forgets an owner's handlers (the store deletes them, with their delivery logs, with
     /// their button or sheet).
-    func removeOwner(_ owner: Handler.Owner) {
+    func removeOwner(_ owner: Source) {
         let removed = tables.withLock { t in
             let ids = t.byOwner.removeValue(forKey: owner) ?? []
             for id in ids { t.byID[id] = nil }
@@ -203,7 +203,7 @@ final class HandlerRegistry: DeliveryRules {
                 if let target = everyEventTo {
                     rows.append(delivery(of: event, to: target, now: now))
                 }
-                guard let ids = t.byOwner[Handler.Owner(event.source)] else { continue }
+                guard let ids = t.byOwner[event.source] else { continue }
                 for id in ids {
                     guard let entry = t.byID[id], entry.definition.matches(event) else { continue }
                     rows.append(delivery(of: event, to: entry, now: now))
@@ -220,7 +220,7 @@ final class HandlerRegistry: DeliveryRules {
         let type = definition.on.first ?? .tap
         let event = ControlEvent(
             seq: 0, idPrefix: "evt_test_\(String(now, radix: 36))_",
-            gesture: GestureEvent(type, t: now, data: .sample(for: type, option: definition.option)), source: definition.owner.source)
+            gesture: GestureEvent(type, t: now, data: .sample(for: type, option: definition.option)), source: definition.owner)
         let row = delivery(of: event, to: entry, now: now)
         do { try store.enqueue([row]) } catch { throw Registry.storageError(error) }
         dispatcher.added([row])
@@ -241,13 +241,9 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     private func delivery(of event: ControlEvent, to handler: String, now: Int64) -> DeliveryRow {
-        var facts = DeliveryEvent(
-            seq: event.seq, id: event.id, type: event.type.rawValue, t: event.t, face: event.data.face.map { Int($0) },
-            option: event.data.option, json: event.json)
-        switch event.source {
-        case .button(let id): facts.button = id
-        case .sheet(let id): facts.sheet = id
-        }
+        let facts = DeliveryEvent(
+            seq: event.seq, id: event.id, type: event.type.rawValue, source: event.source, t: event.t,
+            face: event.data.face.map { Int($0) }, option: event.data.option, json: event.json)
         let micros = Int64(max(0, Timestamp.preciseNow() * 1000))
         return DeliveryRow(id: ids.next(nowMicros: micros), handler: handler, nextAttemptAt: now, createdAt: now, event: facts)
     }
@@ -260,7 +256,7 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     /// Why each of an owner's handlers is disabled, if it is.
-    func disabledReasons(owner: Handler.Owner) -> [String: String] {
+    func disabledReasons(owner: Source) -> [String: String] {
         tables.withLock { t in
             var reasons: [String: String] = [:]
             for id in t.byOwner[owner] ?? [] { reasons[id] = t.byID[id]?.disabledReason }

@@ -1,3 +1,4 @@
+import ButtonEngine
 import Buttons
 import ButtonStore
 import Delivery
@@ -16,7 +17,7 @@ struct RegistryConfig {
     /// For the press token, handlers as `Viewer.press` shows them everywhere else.
     static func export(
         registry: Registry, handlers: HandlerRegistry, for viewer: Viewer = .admin,
-        seeing sees: (Handler.Owner) -> Bool = { _ in true }
+        seeing sees: (Source) -> Bool = { _ in true }
     ) -> JSONValue {
         [
             "buttons": .array(
@@ -65,7 +66,7 @@ struct RegistryConfig {
         let perOwner = Dictionary(grouping: config.handlers, by: \.owner)
         if let (owner, list) = perOwner.first(where: { $0.value.count > HandlerRegistry.maxPerOwner }) {
             throw ButtonsError.invalid(
-                "handlers", "\(owner.kind) '\(owner.name)' has \(list.count) handlers; at most \(HandlerRegistry.maxPerOwner)")
+                "handlers", "\(owner.kind) '\(owner.id)' has \(list.count) handlers; at most \(HandlerRegistry.maxPerOwner)")
         }
         try fields.finish()
         return config
@@ -75,7 +76,7 @@ struct RegistryConfig {
     private static func handler(
         _ item: JSONValue, scriptsDir: String?, buttons: Set<String>, sheetOptions: [String: [String]]
     ) throws(ButtonsError) -> Handler {
-        var owner: Handler.Owner
+        var owner: Source
         var context = Handler.Context(scriptsDir: scriptsDir, envelope: true)
         if case .string(let id)? = item["button"] {
             guard buttons.contains(id) else { throw ButtonsError.invalid("button", "no button '\(id)' in this config") }

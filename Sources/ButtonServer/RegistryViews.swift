@@ -1,3 +1,4 @@
+import ButtonEngine
 import ButtonStore
 import Buttons
 import JSON
@@ -29,7 +30,7 @@ struct RegistryViews: Sendable {
         return .object(object)
     }
 
-    private func withHealth(_ json: JSONValue, owner: Handler.Owner) -> JSONValue {
+    private func withHealth(_ json: JSONValue, owner: Source) -> JSONValue {
         let reasons = handlers.disabledReasons(owner: owner)
         let list = handlers.list(owner: owner).map { (id: $0.id, health: health.json($0, disabledReason: reasons[$0.id])) }
         guard let worst = HandlerHealth.worst(list), case .object(var object) = json else { return json }
@@ -55,7 +56,7 @@ struct RegistryViews: Sendable {
     }
 
     /// A handler's health changed: its button or sheet is announced again.
-    func announce(owner: Handler.Owner) {
+    func announce(owner: Source) {
         switch owner {
         case .button(let id):
             if let slot = try? registry.button(id) { announce(.button(slot.locked { slot.definition })) }

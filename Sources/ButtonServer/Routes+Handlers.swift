@@ -14,8 +14,7 @@ extension API {
             "attempts": .int(Int64(row.attempts)), "nextAttemptAt": .int(row.nextAttemptAt), "createdAt": .int(row.createdAt),
             "eventSeq": .int(row.event.seq), "eventId": .string(row.event.id), "type": .string(row.event.type),
         ]
-        if let button = row.event.button { object["button"] = .string(button) }
-        if let sheet = row.event.sheet { object["sheet"] = .string(sheet) }
+        object[row.event.source.kind] = .string(row.event.source.id)
         if let waitingFor { object["waitingFor"] = .string(DeliveryRow.publicID(waitingFor)) }
         if let outcome = row.lastOutcome { object["outcome"] = .string(outcome) }
         if let code = row.lastStatusCode { object["statusCode"] = .int(Int64(code)) }
@@ -30,7 +29,7 @@ extension API {
         return (try? handlers.get(handler))?.target(for: viewer)
     }
 
-    func context(for owner: Handler.Owner) throws(ButtonsError) -> Handler.Context {
+    func context(for owner: Source) throws(ButtonsError) -> Handler.Context {
         switch owner {
         case .button(let id):
             _ = try registry.button(id)
@@ -55,7 +54,7 @@ extension API {
         let handlers = self.handlers
         let dispatcher = self.dispatcher
         let clock = sequencer.clock
-        for (kind, makeOwner) in [("buttons", Handler.Owner.button), ("sheets", Handler.Owner.sheet)] {
+        for (kind, makeOwner) in [("buttons", Source.button), ("sheets", Source.sheet)] {
             router.get("/api/v1/\(kind)/{id}/handlers") { request in
                 let owner = makeOwner(request.parameter("id"))
                 _ = try api.context(for: owner)

@@ -1,3 +1,4 @@
+import ButtonEngine
 import ButtonStore
 import Buttons
 import MicroHTTP
@@ -7,14 +8,14 @@ import MicroHTTP
 /// sheet or handler a route names; the lists, the history and the stream filter by `sees`.
 extension API {
     /// The group of a button or sheet, `.some(nil)` when it has none, nil when it does not exist.
-    func group(of owner: Handler.Owner) -> String?? {
+    func group(of owner: Source) -> String?? {
         switch owner {
         case .button(let id): (try? registry.button(id)).map { slot in slot.locked { slot.definition.group } }
         case .sheet(let id): (try? registry.sheet(id)).map { slot in slot.locked { slot.definition.group } }
         }
     }
 
-    func sees(_ owner: Handler.Owner, _ grant: Grant) -> Bool {
+    func sees(_ owner: Source, _ grant: Grant) -> Bool {
         guard grant.isScoped else { return true }
         guard let group = group(of: owner) else { return false }
         return grant.sees(group: group)
@@ -38,8 +39,7 @@ extension API {
     /// A delivery, seen when the button or sheet whose event it carries is.
     func sees(_ row: DeliveryRow, _ grant: Grant) -> Bool {
         guard grant.isScoped else { return true }
-        if let button = row.event.button { return sees(.button(button), grant) }
-        return row.event.sheet.map { sees(.sheet($0), grant) } ?? false
+        return sees(row.event.source, grant)
     }
 
     /// What a scoped grant's stream may carry (by source name); nil for everything.

@@ -1,3 +1,4 @@
+import ButtonEngine
 /// The delivery log: what the delivery workers send and retry, and what they did, kept up to a
 /// retention. Written by the writer; every read here runs beside it on a reader connection.
 extension ButtonStore {
@@ -28,8 +29,8 @@ extension ButtonStore {
             insert.bind(row.event.seq, at: 7)
             insert.bind(row.event.id, at: 8)
             insert.bind(row.event.type, at: 9)
-            insert.bind(row.event.button, at: 10)
-            insert.bind(row.event.sheet, at: 11)
+            insert.bind(row.event.source.button, at: 10)
+            insert.bind(row.event.source.sheet, at: 11)
             insert.bind(row.event.t, at: 12)
             insert.bind(row.event.face, at: 13)
             insert.bind(row.event.option, at: 14)
@@ -47,8 +48,8 @@ extension ButtonStore {
             id: row.int64(0), handler: row.text(1), status: DeliveryStatus(rawValue: row.int(2)) ?? .pending,
             attempts: row.int(3), nextAttemptAt: row.int64(4), createdAt: row.int64(5),
             event: DeliveryEvent(
-                seq: row.int64(6), id: row.text(7), type: row.text(8), button: row.optionalText(9),
-                sheet: row.optionalText(10), t: row.int64(11), face: row.optionalInt(12), option: row.optionalText(13),
+                seq: row.int64(6), id: row.text(7), type: row.text(8), source: Source(button: row.optionalText(9), sheet: row.optionalText(10)),
+                t: row.int64(11), face: row.optionalInt(12), option: row.optionalText(13),
                 label: row.optionalText(14), optionLabel: row.optionalText(20), faceLabel: row.optionalText(21),
                 json: row.blob(15)),
             body: row.optionalBlob(16), lastOutcome: row.optionalText(17), lastStatusCode: row.optionalInt(18),

@@ -17,7 +17,7 @@ extension ButtonStore {
     }
 
     /// The position a new handler of `owner` should take to come last.
-    public func nextHandlerPosition(owner: Handler.Owner) throws(StoreError) -> Int {
+    public func nextHandlerPosition(owner: Source) throws(StoreError) -> Int {
         try withConnection { connection throws(StoreError) in
             let select = try connection.statement(
                 "SELECT COALESCE(MAX(position), -1) + 1 FROM handlers WHERE owner = ?1")
@@ -118,7 +118,7 @@ extension ButtonStore {
 
     /// A row as a handler; nil for one this build cannot read (an unknown owner).
     static func handler(_ row: Statement) -> StoredHandler? {
-        guard let owner = Handler.Owner(stored: row.text(1)) else { return nil }
+        guard let owner = Source(stored: row.text(1)) else { return nil }
         func json(_ column: Int32) -> JSONValue? { row.optionalText(column).flatMap { try? JSONParser.parse(Array($0.utf8)) } }
         let action: Handler.Action
         if row.text(7) == "webhook" {

@@ -1,3 +1,4 @@
+import ButtonEngine
 /// Buttons and sheets: the registry the server loads at start and edits through the API.
 extension ButtonStore {
     /// Every button, in insertion order.
@@ -55,7 +56,7 @@ extension ButtonStore {
     /// Deletes a button with its handlers and their delivery logs. Returns whether it existed.
     @discardableResult
     public func deleteButton(id: String) throws(StoreError) -> Bool {
-        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: Handler.Owner.button(id).stored, state: true)
+        try delete("DELETE FROM buttons WHERE id = ?1", id: id, owner: Source.button(id).stored, state: true)
     }
 
     /// Deletes one registry row and its handlers (and a button's state) in one transaction.
@@ -94,7 +95,7 @@ extension ButtonStore {
     /// Deletes a sheet with its handlers and their delivery logs. Returns whether it existed.
     @discardableResult
     public func deleteSheet(id: String) throws(StoreError) -> Bool {
-        try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: Handler.Owner.sheet(id).stored)
+        try delete("DELETE FROM sheets WHERE id = ?1", id: id, owner: Source.sheet(id).stored)
     }
 
     /// The statements that replace one table of the registry (buttons or sheets).
@@ -157,13 +158,13 @@ extension ButtonStore {
                 try Self.replace(
                     Self.buttonSQL, with: buttons, in: connection,
                     dropping: { id throws(StoreError) in
-                        try Self.deleteHandlers(owner: Handler.Owner.button(id).stored, in: connection)
+                        try Self.deleteHandlers(owner: Source.button(id).stored, in: connection)
                         try Self.deleteState(id: id, in: connection)
                     },
                     added: { id throws(StoreError) in try Self.addState(id: id, in: connection) })
                 try Self.replace(
                     Self.sheetSQL, with: sheets, in: connection,
-                    dropping: { id throws(StoreError) in try Self.deleteHandlers(owner: Handler.Owner.sheet(id).stored, in: connection) },
+                    dropping: { id throws(StoreError) in try Self.deleteHandlers(owner: Source.sheet(id).stored, in: connection) },
                     added: { _ in })
                 guard let handlers else { return }
                 let keptHandlers = Set(handlers.map(\.handler.id))

@@ -1,3 +1,4 @@
+import ButtonEngine
 import ThreadSupport
 
 /// One durable delivery of one event to one handler: written with the event, sent by a worker,
@@ -66,9 +67,8 @@ public struct DeliveryEvent: Sendable, Equatable {
     public var seq: Int64
     public var id: String
     public var type: String
-    /// The button that emitted it, or nil for a sheet's event.
-    public var button: String?
-    public var sheet: String?
+    /// The button or sheet that emitted it.
+    public var source: Source
     /// Milliseconds since the Unix epoch.
     public var t: Int64
     public var face: Int?
@@ -82,7 +82,7 @@ public struct DeliveryEvent: Sendable, Equatable {
     public var json: [UInt8]
 
     public init(
-        seq: Int64, id: String, type: String, button: String? = nil, sheet: String? = nil, t: Int64, face: Int? = nil,
+        seq: Int64, id: String, type: String, source: Source, t: Int64, face: Int? = nil,
         option: String? = nil, label: String? = nil, optionLabel: String? = nil, faceLabel: String? = nil, json: [UInt8]
     ) {
         self.optionLabel = optionLabel
@@ -90,17 +90,13 @@ public struct DeliveryEvent: Sendable, Equatable {
         self.seq = seq
         self.id = id
         self.type = type
-        self.button = button
-        self.sheet = sheet
+        self.source = source
         self.t = t
         self.face = face
         self.option = option
         self.label = label
         self.json = json
     }
-
-    /// The button or sheet id.
-    public var source: String { button ?? sheet ?? "" }
 }
 
 /// Hands out delivery ids: the current time in microseconds, or one more than the last id if

@@ -6,42 +6,6 @@ import JSON
 /// The one shape of a handler: the API reads and renders it, the store keeps it in typed
 /// columns, the dispatcher runs it.
 public struct Handler: Sendable, Equatable {
-    public enum Owner: Sendable, Hashable {
-        case button(String)
-        case sheet(String)
-
-        /// `"button:door"` or `"sheet:s1"`, as the store keys it.
-        public var stored: String {
-            switch self {
-            case .button(let id): "button:" + id
-            case .sheet(let id): "sheet:" + id
-            }
-        }
-
-        public init?(stored: String) {
-            if stored.hasPrefix("button:") {
-                self = .button(String(stored.dropFirst(7)))
-            } else if stored.hasPrefix("sheet:") {
-                self = .sheet(String(stored.dropFirst(6)))
-            } else {
-                return nil
-            }
-        }
-
-        public var name: String {
-            switch self {
-            case .button(let id), .sheet(let id): id
-            }
-        }
-
-        public var kind: String {
-            switch self {
-            case .button: "button"
-            case .sheet: "sheet"
-            }
-        }
-    }
-
     public struct Webhook: Sendable, Equatable {
         public var url: String
         /// `POST`, `PUT`, `PATCH`, `GET` (no body) or `DELETE`.
@@ -103,7 +67,7 @@ public struct Handler: Sendable, Equatable {
     }
 
     public var id: String
-    public var owner: Owner
+    public var owner: Source
     public var on: [EventType]
     /// For a sheet's `select`: only this option.
     public var option: String?
@@ -115,7 +79,7 @@ public struct Handler: Sendable, Equatable {
     public var expireAfterMs: Int64?
 
     public init(
-        id: String, owner: Owner, on: [EventType], option: String? = nil, enabled: Bool = true, ordered: Bool = true,
+        id: String, owner: Source, on: [EventType], option: String? = nil, enabled: Bool = true, ordered: Bool = true,
         action: Action, maxAttempts: Int64, expireAfterMs: Int64? = nil
     ) {
         self.id = id

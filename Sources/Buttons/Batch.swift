@@ -98,7 +98,7 @@ package struct Batch {
     /// Numbers and appends events; returns their positions in `events`.
     @discardableResult
     package mutating func append(
-        _ gestures: [(GestureEvent, ControlEvent.Source)], idPrefix: String, by sender: String? = nil
+        _ gestures: [(GestureEvent, Source)], idPrefix: String, by sender: String? = nil
     ) -> Range<Int> {
         let start = events.count
         for (gesture, source) in gestures {

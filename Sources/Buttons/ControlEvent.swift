@@ -6,17 +6,6 @@ import JSON
 /// scripts): the engine's gesture event plus its source, a unique id and its `seq`.
 /// Serialized once, by hand, into `json`; every consumer reuses those bytes.
 package struct ControlEvent: Sendable {
-    package enum Source: Sendable, Equatable {
-        case button(String)
-        case sheet(String)
-
-        package var name: String {
-            switch self {
-            case .button(let id), .sheet(let id): id
-            }
-        }
-    }
-
     package var seq: Int64
     package var id: String
     package var type: EventType

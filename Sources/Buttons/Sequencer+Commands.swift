@@ -46,7 +46,7 @@ extension Sequencer {
     private struct Applied {
         var buttons: [(ButtonSlot, ButtonMachine)] = []
         var sheet: (SheetSlot, SheetMachine)?
-        var gestures: [(GestureEvent, ControlEvent.Source)] = []
+        var gestures: [(GestureEvent, Source)] = []
     }
 
     /// Applies `command` to the batch's machines. Refused (unknown button, engine error,

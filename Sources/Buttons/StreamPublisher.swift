@@ -102,7 +102,7 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
                     }
                     bytes = everything!
                 } else {
-                    for event in events where event.seq > subscriber.sentThrough && subscriber.wants(event.source.name) {
+                    for event in events where event.seq > subscriber.sentThrough && subscriber.wants(event.source.id) {
                         bytes += Self.message(event.json, seq: event.seq)
                     }
                 }

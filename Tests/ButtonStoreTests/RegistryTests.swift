@@ -1,3 +1,4 @@
+import ButtonEngine
 import ButtonStore
 import Testing
 
@@ -73,7 +74,7 @@ import Testing
 
     @Test func handlersRoundTripUpdateAndDelete() throws {
         try withStore { store, _ throws in
-            let owner = Handler.Owner.button("door")
+            let owner = Source.button("door")
             #expect(owner.stored == "button:door")
             #expect(try store.nextHandlerPosition(owner: owner) == 0)
             let first = storedHandler("h1", owner: "button:door", secret: "whsec_abc")

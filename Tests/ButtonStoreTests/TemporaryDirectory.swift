@@ -1,3 +1,4 @@
+import ButtonEngine
 import ButtonStore
 import JSON
 import Foundation
@@ -33,7 +34,7 @@ func deliveryRow(_ id: Int64, handler: String = "h1", eventSeq: Int64 = 1, nextA
     DeliveryRow(
         id: id, handler: handler, nextAttemptAt: nextAttemptAt, createdAt: 500,
         event: DeliveryEvent(
-            seq: eventSeq, id: "evt_\(eventSeq)", type: "tap", button: "door", t: 400, face: eventSeq == 2 ? 1 : nil,
+            seq: eventSeq, id: "evt_\(eventSeq)", type: "tap", source: .button("door"), t: 400, face: eventSeq == 2 ? 1 : nil,
             json: Array(#"{"seq":\#(eventSeq)}"#.utf8)),
         body: id == 3 ? Array("shaped-\(id)".utf8) : nil)
 }
@@ -49,7 +50,7 @@ func storedHandler(
     var run = Handler.Script(name: "\(id).sh")
     run.args = ["{button}", id]
     let handler = Handler(
-        id: id, owner: Handler.Owner(stored: owner)!, on: [.tap, .longPress], option: owner.hasPrefix("sheet:") ? "go" : nil,
+        id: id, owner: Source(stored: owner)!, on: [.tap, .longPress], option: owner.hasPrefix("sheet:") ? "go" : nil,
         enabled: enabled, ordered: position % 2 == 0, action: script ? .script(run) : .webhook(hook), maxAttempts: 3,
         expireAfterMs: script ? nil : 60_000)
     return StoredHandler(handler, position: position, secret: secret)

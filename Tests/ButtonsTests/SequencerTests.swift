@@ -216,7 +216,7 @@ struct SequencerTests {
             // A press of a one-tap button: exactly these four, all of this press's button,
             // numbered one after another (an operation's events are never split).
             #expect(events.map(\.type.rawValue) == ["touch-down", "touch-up-inside", "tap", "single-tap"])
-            #expect(Set(events.map(\.source.name)).count == 1)
+            #expect(Set(events.map(\.source.id)).count == 1)
             let own = events.map(\.seq)
             #expect(own == Array(own.first!..<own.first! + Int64(own.count)))
             seqs += own
@@ -229,7 +229,7 @@ struct SequencerTests {
         for event in logged {
             let told = bySeq[event.seq]
             #expect(told?.json == event.json, "seq \(event.seq)")
-            #expect(told?.type.rawValue == event.type && told?.source.name == event.button)
+            #expect(told?.type.rawValue == event.type && told?.source.id == event.button)
         }
     }
 

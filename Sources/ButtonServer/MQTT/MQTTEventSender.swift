@@ -25,12 +25,11 @@ struct MQTTEventSender: BlockingDeliverySender {
     func sendWaiting(_ rows: [DeliveryRow]) -> [AttemptResult] {
         let messages = rows.map { row in
             let event = row.event
-            let source = event.button.map { "button/\($0)" } ?? "sheet/\(event.sheet ?? "")"
-            return MQTTClient.Message(topic: "\(base)/\(source)/event", payload: event.json, qos: 1, retain: false)
+            return MQTTClient.Message(topic: "\(base)/\(event.source.kind)/\(event.source.id)/event", payload: event.json, qos: 1, retain: false)
         }
         let results = client.publishAll(messages, timeout: timeout).map(Self.result)
         for (row, result) in zip(rows, results) where result.outcome == .ok {
-            guard let button = row.event.button, let type = EventType(rawValue: row.event.type),
+            guard case .button(let button) = row.event.source, let type = EventType(rawValue: row.event.type),
                 let gesture = HomeAssistantDiscovery.gesture(type)
             else { continue }
             client.send(MQTTClient.Message(topic: "\(base)/button/\(button)/gesture", payload: gesture, qos: 1, retain: false))
