@@ -36,16 +36,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "ButtonEngine", swiftSettings: strict),
+        // A delivery's values (row, event facts, status, attempts): persisted by ButtonStore, sent by Delivery.
+        .target(name: "Outbox", dependencies: ["ButtonEngine", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "ButtonStore",
-            dependencies: ["Platform", "CSQLite", "ThreadSupport", "ButtonEngine", "JSON"],
+            dependencies: ["Platform", "CSQLite", "ThreadSupport", "ButtonEngine", "JSON", "Outbox"],
             swiftSettings: strict
         ),
         .target(name: "ThreadSupport", dependencies: ["Platform", "CProcessShims"], swiftSettings: strict),
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",
-            dependencies: ["Platform", "ButtonStore", "JSON", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport", "OSC"],
+            dependencies: ["Platform", "ButtonEngine", "Outbox", "JSON", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport", "OSC"],
             swiftSettings: strict
         ),
         .target(name: "CurlHTTP", dependencies: ["Platform", "CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
@@ -53,12 +55,17 @@ let package = Package(
         .target(name: "OSC", dependencies: ["Platform", "COSC", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "Buttons",
-            dependencies: ["Platform", "ButtonEngine", "ButtonStore", "JSON", "ThreadSupport"],
+            dependencies: ["Platform", "ButtonEngine", "ButtonStore", "Outbox", "JSON", "ThreadSupport"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Handlers",
+            dependencies: ["Platform", "ButtonEngine", "ButtonStore", "Buttons", "Delivery", "Outbox", "JSON", "OSC", "ThreadSupport"],
             swiftSettings: strict
         ),
         .target(
             name: "ButtonServer",
-            dependencies: ["Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "OSC", "COpenSSL", "ThreadSupport"],
+            dependencies: ["Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "MQTT", "OSC", "COpenSSL", "ThreadSupport"],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
         ),
@@ -87,8 +94,8 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "MicroHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "ButtonStore", "MicroHTTP", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "CSQLite", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Outbox", "ButtonEngine", "ButtonStore", "Handlers", "MicroHTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "Outbox", "Handlers", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
         .testTarget(
@@ -98,7 +105,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC"],
+            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "Outbox", "Handlers", "Delivery", "ButtonEngine", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC"],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,4 @@
+import Handlers
 import ButtonStore
 import Buttons
 import Delivery

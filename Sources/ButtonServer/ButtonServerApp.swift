@@ -1,3 +1,4 @@
+import Handlers
 import Buttons
 import ButtonEngine
 import ButtonStore

@@ -1,3 +1,4 @@
+import Handlers
 import ButtonEngine
 import Buttons
 import ButtonStore

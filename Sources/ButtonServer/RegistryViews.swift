@@ -1,3 +1,4 @@
+import Handlers
 import ButtonEngine
 import ButtonStore
 import Buttons

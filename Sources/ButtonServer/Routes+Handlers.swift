@@ -1,3 +1,5 @@
+import Handlers
+import Outbox
 import Buttons
 import ButtonEngine
 import ButtonStore

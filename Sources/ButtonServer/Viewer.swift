@@ -1,3 +1,5 @@
+import Handlers
+import Outbox
 import ButtonStore
 import JSON
 import MicroHTTP

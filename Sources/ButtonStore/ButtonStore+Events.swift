@@ -1,3 +1,4 @@
+import Outbox
 /// The event log: every control event, written before the input call answers.
 extension ButtonStore {
     /// Inserts the events, applies the button state changes and queues the deliveries, in

@@ -147,11 +147,10 @@ extension ButtonStore {
     ///
     /// Buttons and sheets not listed are deleted with their handlers; listed ones take the
     /// list's order and config, and existing ones keep their live state (face, clock, held).
-    /// With `handlers`, the handler set is replaced too: unlisted handlers are deleted (with
-    /// their delivery logs) and listed ones are upserted as given.
-    public func replaceRegistry(
+    /// `then` runs last in the same transaction (`Handlers` replaces the handler set there).
+    package func replaceRegistry(
         buttons: [(id: String, config: String)], sheets: [(id: String, config: String)],
-        handlers: [StoredHandler]? = nil
+        then: (Connection) throws(StoreError) -> Void = { _ in }
     ) throws(StoreError) {
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
@@ -166,20 +165,12 @@ extension ButtonStore {
                     Self.sheetSQL, with: sheets, in: connection,
                     dropping: { id throws(StoreError) in try Self.deleteHandlers(owner: Source.sheet(id).stored, in: connection) },
                     added: { _ in })
-                guard let handlers else { return }
-                let keptHandlers = Set(handlers.map(\.handler.id))
-                for id in try Self.ids(connection.statement("SELECT id FROM handlers"))
-                where !keptHandlers.contains(id) {
-                    try Self.deleteHandler(id: id, in: connection)
-                }
-                for handler in handlers {
-                    try Self.upsertHandler(handler, in: connection)
-                }
+                try then(connection)
             }
         }
     }
 
-    static func ids(_ statement: Statement) throws(StoreError) -> [String] {
+    package static func ids(_ statement: Statement) throws(StoreError) -> [String] {
         try statement.rows { row in row.text(0) }
     }
 }

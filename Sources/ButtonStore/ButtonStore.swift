@@ -68,7 +68,7 @@ public final class ButtonStore: Sendable {
     }
 
     /// Runs `body` with the writer connection, under the lock.
-    func withConnection<Result: Sendable>(
+    package func withConnection<Result: Sendable>(
         _ body: (Connection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         try connection.withLock { (connection: inout Connection?) throws(StoreError) -> Result in

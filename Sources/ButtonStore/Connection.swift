@@ -4,7 +4,7 @@ import CSQLite
 ///
 /// Not thread-safe: one thread uses it at a time (`ButtonStore` keeps the writer inside a
 /// `Mutex` and lends each reader to one caller at a time), hence the unchecked conformance.
-final class Connection: @unchecked Sendable {
+package final class Connection: @unchecked Sendable {
     let path: String
     private let db: OpaquePointer
     /// Keyed by the address of the SQL literal: a pointer hash, no string hashing on the hot path.
@@ -84,7 +84,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// The cached prepared statement for `sql`, prepared on first use.
-    func statement(_ sql: StaticString) throws(StoreError) -> Statement {
+    package func statement(_ sql: StaticString) throws(StoreError) -> Statement {
         precondition(sql.hasPointerRepresentation, "SQL must be a string literal")
         let key = UnsafeRawPointer(sql.utf8Start)
         if let cached = statements[key] {
@@ -115,7 +115,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any error rolls the whole thing back.
-    func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+    package func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         try statement("BEGIN IMMEDIATE").run()
         do {
             let result = try body()
@@ -138,7 +138,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    var changes: Int {
+    package var changes: Int {
         Int(sqlite3_changes64(db))
     }
 

@@ -3,7 +3,7 @@ import CSQLite
 /// A prepared statement, kept by `Connection` and reused across calls.
 ///
 /// Not thread-safe; it is only touched while the owning `ButtonStore`'s lock is held.
-final class Statement {
+package final class Statement {
     private let handle: OpaquePointer
     private let path: String
 
@@ -21,27 +21,27 @@ final class Statement {
 
     // MARK: Binding (1-based indexes, as in the SQL's ?1, ?2, ...)
 
-    func bind(_ value: Int64, at index: Int32) {
+    package func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
     }
 
-    func bind(_ value: Int, at index: Int32) {
+    package func bind(_ value: Int, at index: Int32) {
         sqlite3_bind_int64(handle, index, Int64(value))
     }
 
-    func bind(_ value: Bool, at index: Int32) {
+    package func bind(_ value: Bool, at index: Int32) {
         sqlite3_bind_int64(handle, index, value ? 1 : 0)
     }
 
-    func bind(_ value: Int64?, at index: Int32) {
+    package func bind(_ value: Int64?, at index: Int32) {
         if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
     }
 
-    func bind(_ value: Int?, at index: Int32) {
+    package func bind(_ value: Int?, at index: Int32) {
         if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
     }
 
-    func bind(_ value: String, at index: Int32) {
+    package func bind(_ value: String, at index: Int32) {
         var value = value
         _ = value.withUTF8 { utf8 in
             utf8.withMemoryRebound(to: CChar.self) { chars in
@@ -54,11 +54,11 @@ final class Statement {
         }
     }
 
-    func bind(_ value: String?, at index: Int32) {
+    package func bind(_ value: String?, at index: Int32) {
         if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
     }
 
-    func bind(_ value: [UInt8], at index: Int32) {
+    package func bind(_ value: [UInt8], at index: Int32) {
         _ = value.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress {
                 sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), Self.transient)
@@ -68,14 +68,14 @@ final class Statement {
         }
     }
 
-    func bind(_ value: [UInt8]?, at index: Int32) {
+    package func bind(_ value: [UInt8]?, at index: Int32) {
         if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
     }
 
     // MARK: Stepping
 
     /// Advances to the next row; `false` when the statement is done.
-    func step() throws(StoreError) -> Bool {
+    package func step() throws(StoreError) -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -88,13 +88,13 @@ final class Statement {
     }
 
     /// Runs a statement that returns no rows, then resets it for the next call.
-    func run() throws(StoreError) {
+    package func run() throws(StoreError) {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
 
     /// Collects every row, then resets the statement for the next call.
-    func rows<Row>(_ makeRow: (Statement) -> Row) throws(StoreError) -> [Row] {
+    package func rows<Row>(_ makeRow: (Statement) -> Row) throws(StoreError) -> [Row] {
         defer { sqlite3_reset(handle) }
         var rows: [Row] = []
         while try step() {
@@ -104,7 +104,7 @@ final class Statement {
     }
 
     /// The first column of the first row as an integer (nil when no row or NULL).
-    func scalar() throws(StoreError) -> Int64? {
+    package func scalar() throws(StoreError) -> Int64? {
         defer { sqlite3_reset(handle) }
         guard try step() else { return nil }
         return optionalInt64(0)
@@ -112,37 +112,37 @@ final class Statement {
 
     // MARK: Columns (0-based)
 
-    func int64(_ column: Int32) -> Int64 {
+    package func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }
 
-    func int(_ column: Int32) -> Int {
+    package func int(_ column: Int32) -> Int {
         Int(truncatingIfNeeded: sqlite3_column_int64(handle, column))
     }
 
-    func bool(_ column: Int32) -> Bool {
+    package func bool(_ column: Int32) -> Bool {
         sqlite3_column_int64(handle, column) != 0
     }
 
-    func optionalInt64(_ column: Int32) -> Int64? {
+    package func optionalInt64(_ column: Int32) -> Int64? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : int64(column)
     }
 
-    func optionalInt(_ column: Int32) -> Int? {
+    package func optionalInt(_ column: Int32) -> Int? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : int(column)
     }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let start = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     }
 
-    func optionalText(_ column: Int32) -> String? {
+    package func optionalText(_ column: Int32) -> String? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : text(column)
     }
 
-    func blob(_ column: Int32) -> [UInt8] {
+    package func blob(_ column: Int32) -> [UInt8] {
         // The pointer must be fetched before the length (SQLite's documented order).
         let start = sqlite3_column_blob(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
@@ -150,7 +150,7 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: start, count: count))
     }
 
-    func optionalBlob(_ column: Int32) -> [UInt8]? {
+    package func optionalBlob(_ column: Int32) -> [UInt8]? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : blob(column)
     }
 

@@ -1,3 +1,4 @@
+import Outbox
 import ButtonStore
 
 /// An open event stream, as the publisher needs it (MicroHTTP's `EventStream` in the server).

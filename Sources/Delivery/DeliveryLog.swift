@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import ThreadSupport
 
 /// Writes finished attempts to the store and keeps the log within its retention.
@@ -10,10 +10,10 @@ import ThreadSupport
 /// the restart (at-least-once). Past the retention by 1 %, the same transaction drops the
 /// oldest finished deliveries.
 final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `recording`
-    private let store: ButtonStore
+    private let store: any DeliveryStore
     let retention: Int
     private let recording = Condition()
-    private var queued: [ButtonStore.FinishedAttempt] = []
+    private var queued: [FinishedAttempt] = []
     private var writing = false
     private var started = false
     private var stopping = false
@@ -21,12 +21,12 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
     /// Finished deliveries in the store.
     private var finished = 0
 
-    init(store: ButtonStore, retention: Int) {
+    init(store: any DeliveryStore, retention: Int) {
         self.store = store
         self.retention = max(retention, 0)
     }
 
-    func load() throws(StoreError) {
+    func load() throws {
         let count = try store.finishedDeliveryCount()
         recording.locked { finished = count }
     }
@@ -44,7 +44,7 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
             outcome: attempt.result.outcome.rawValue, statusCode: attempt.result.statusCode,
             exitCode: attempt.result.exitCode, output: attempt.result.output)
         recording.locked {
-            queued.append(ButtonStore.FinishedAttempt(stored, status: row.status, nextAttemptAt: row.nextAttemptAt))
+            queued.append(FinishedAttempt(stored, status: row.status, nextAttemptAt: row.nextAttemptAt))
             if !writing { recording.signal() }
         }
     }
@@ -57,7 +57,7 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
             let batch = queued
             queued = []
             writing = true
-            let retention = ButtonStore.Retention(keep: retention, slack: retention / 100, finishedBefore: finished)
+            let retention = Retention(keep: retention, slack: retention / 100, finishedBefore: finished)
             recording.unlock()
             let written = (try? store.record(batch, retention: retention)) ?? (finished: 0, trimmed: 0)
             recording.lock()

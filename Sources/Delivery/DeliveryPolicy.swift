@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 
 /// What happens to a delivery after an attempt (SPEC §5), decided from values alone: no clock,
 /// no socket, no store. The dispatcher carries out what it answers.

@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 
 /// Carries out attempts for one target: a handler (webhook, script, OSC) or a target of the
 /// server's own (MQTT publishing). The dispatcher decides what goes when and what follows;

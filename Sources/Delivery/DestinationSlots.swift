@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 
 /// How many attempts each destination has in flight, so that one destination that hangs (a
 /// receiver that never answers, a script that runs into its timeout) cannot hold every

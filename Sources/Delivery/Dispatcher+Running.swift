@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import FoundationEssentials
 import ThreadSupport
 

@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import FoundationEssentials
 import Platform
 import ThreadSupport
@@ -62,7 +62,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         var stopped = false
     }
 
-    private let store: ButtonStore
+    private let store: any DeliveryStore
     /// Makes the handlers' senders.
     let senders: HandlerSenders
     /// Attempts in flight at most, of every kind.
@@ -79,7 +79,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     let abandoned = Atomic<Bool>(false)
 
     public init(
-        store: ButtonStore, concurrency: Int = 16, perDestination: Int? = nil, userAgent: String, retention: Int = 100_000,
+        store: any DeliveryStore, concurrency: Int = 16, perDestination: Int? = nil, userAgent: String, retention: Int = 100_000,
         retryScale: Double = 1
     ) {
         self.store = store
@@ -99,15 +99,19 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     // MARK: Handlers
 
-    /// A handler was added or changed (or its secret, or whether it is enabled). A script
-    /// handler without a scripts directory (this start) is not run: its deliveries wait.
-    public func setHandler(_ handler: Handler, key: [UInt8], scriptsDirectory: String?) {
-        let target = senders.sender(for: handler, key: key, scriptsDirectory: scriptsDirectory).map { sender in
+    /// A handler was added or changed (or its secret, or whether it is enabled): its
+    /// deliveries, under handler id `id`, do `action` (`key`: its webhook secret's bytes). A
+    /// script without a scripts directory (this start) is not run: its deliveries wait.
+    public func setHandler(
+        _ id: String, action: DeliveryAction, key: [UInt8], scriptsDirectory: String?, enabled: Bool, ordered: Bool,
+        maxAttempts: Int64, expireAfterMs: Int64?
+    ) {
+        let target = senders.sender(for: action, key: key, scriptsDirectory: scriptsDirectory).map { sender in
             Target(
-                sender: sender, enabled: handler.enabled, ordered: handler.ordered,
-                policy: DeliveryPolicy(maxAttempts: Int(handler.maxAttempts), expireAfterMs: handler.expireAfterMs, retryScale: retryScale))
+                sender: sender, enabled: enabled, ordered: ordered,
+                policy: DeliveryPolicy(maxAttempts: Int(maxAttempts), expireAfterMs: expireAfterMs, retryScale: retryScale))
         }
-        set(target, id: handler.id)
+        set(target, id: id)
     }
 
     /// The deliveries of handler id `id` go through `sender` (a target of the server's own,
@@ -184,7 +188,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     /// One more attempt of a delivery, now: a finished one becomes pending again, a pending
     /// one waiting for its retry is due at once.
-    public func redeliver(_ id: Int64, now: Int64) throws(StoreError) -> RedeliverResult {
+    public func redeliver(_ id: Int64, now: Int64) throws -> RedeliverResult {
         // An attempt that has just ended is recorded (the log says `ok`) a moment before its
         // worker lets go of it: a redeliver asked for then waits for that, up to a second.
         var inFlight = true
@@ -243,7 +247,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     // MARK: Running
 
     /// Takes over what a previous run left unfinished. Runs before anything is added.
-    public func load() throws(StoreError) {
+    public func load() throws {
         let rows = try store.pendingDeliveries()
         try log.load()
         added(rows)

@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 
 /// One handler's unfinished deliveries, oldest first, and the one in flight.
 ///

@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import CurlHTTP
 import ThreadSupport
 
@@ -21,11 +21,11 @@ final class HandlerSenders: Sendable {
         set { rulesBox.withLock { $0 = newValue } }
     }
 
-    /// The sender of `handler`'s deliveries; nil for a script handler without a scripts
-    /// directory (this start): its deliveries wait.
-    func sender(for handler: Handler, key: [UInt8], scriptsDirectory: String?) -> (any DeliverySender)? {
+    /// The sender of a handler's deliveries (`key`: its webhook secret's bytes); nil for a
+    /// script without a scripts directory (this start): its deliveries wait.
+    func sender(for action: DeliveryAction, key: [UInt8], scriptsDirectory: String?) -> (any DeliverySender)? {
         let rules: @Sendable () -> DestinationRules = { [rulesBox] in rulesBox.withLock { $0 } }
-        switch handler.action {
+        switch action {
         case .webhook(let webhook):
             return WebhookSender(webhook: webhook, key: key, userAgent: userAgent, http: http, rules: rules)
         case .script(let script):

@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import JSON
 import OSC
 import Platform
@@ -9,7 +9,7 @@ import Platform
 /// destination rules, then sent by liblo. UDP is done once the datagram is out; a TCP connect
 /// or send failure is a `connect` outcome, retried on the handler's schedule.
 struct OSCSender: BlockingDeliverySender {
-    let osc: Handler.OSC
+    let osc: OSCAction
     let rules: @Sendable () -> DestinationRules
     let kind = "osc"
     var destination: String { DestinationSlots.destination(webhook: osc.url) }
@@ -39,14 +39,14 @@ struct OSCSender: BlockingDeliverySender {
     }
 
     /// The message a delivery sends, rendered from its event's placeholders.
-    static func message(_ osc: Handler.OSC, fields: Placeholders) -> OSCMessage {
+    static func message(_ osc: OSCAction, fields: Placeholders) -> OSCMessage {
         OSCMessage(fields.interpolate(osc.address), osc.args.map { argument($0, fields: fields) })
     }
 
     /// One argument of its type. A string value is the template: whole for a string argument,
     /// else converted (text that is no number of the type, e.g. `{face}` of an event with no
     /// face, is 0; for `T`/`F`/`N` the value is not used).
-    static func argument(_ arg: Handler.OSC.Argument, fields: Placeholders) -> OSCArgument {
+    static func argument(_ arg: OSCAction.Argument, fields: Placeholders) -> OSCArgument {
         var text: String?
         if case .string(let template) = arg.value { text = fields.interpolate(template) }
         let number: Double? = text.map { Double($0) } ?? {

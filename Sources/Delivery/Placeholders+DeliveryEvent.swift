@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import JSON
 
 extension Placeholders {

@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import CProcessShims
 import FoundationEssentials
 import Platform
@@ -30,7 +30,7 @@ public enum ScriptRunner {
     private static func monotonicMs() -> Int64 { SystemClock.monotonicMilliseconds() }
 
     public static func run(
-        _ script: Handler.Script, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8],
+        _ script: ScriptAction, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8],
         groups: ScriptGroups
     ) -> Finished {
         let path = directory + "/" + script.name

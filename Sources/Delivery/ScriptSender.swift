@@ -1,9 +1,9 @@
-import ButtonStore
+import Outbox
 
 /// Runs a script handler's attempts (`ScriptRunner`: a process of its own, waited for on a
 /// thread of `DeliveryThreads`), its arguments and environment filled from the event.
 struct ScriptSender: BlockingDeliverySender {
-    let script: Handler.Script
+    let script: ScriptAction
     let directory: String
     /// What scripts leave behind, stopped with the dispatcher.
     let groups: ScriptGroups

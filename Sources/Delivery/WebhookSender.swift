@@ -1,4 +1,4 @@
-import ButtonStore
+import Outbox
 import CurlHTTP
 import FoundationEssentials
 
@@ -7,7 +7,7 @@ import FoundationEssentials
 /// address a connection is opened to checked against the destination rules. Nothing here
 /// waits: the loop completes the attempt.
 struct WebhookSender: DeliverySender {
-    let webhook: Handler.Webhook
+    let webhook: WebhookAction
     /// The handler's secret, decoded.
     let key: [UInt8]
     let userAgent: String
@@ -44,7 +44,7 @@ struct WebhookSender: DeliverySender {
     /// its own), then the Standard Webhooks ones. A `Content-Type` or `User-Agent` of the
     /// handler's replaces buttond's (each is sent once).
     static func headers(
-        _ webhook: Handler.Webhook, key: [UInt8], id: String, body: [UInt8], fields: Placeholders, userAgent: String, now: Int64
+        _ webhook: WebhookAction, key: [UInt8], id: String, body: [UInt8], fields: Placeholders, userAgent: String, now: Int64
     ) -> [(String, String)] {
         var standard = [
             ("User-Agent", userAgent), ("webhook-id", id), ("webhook-timestamp", String(now)),

@@ -1,3 +1,4 @@
+import Outbox
 import ButtonStore
 import Testing
 
@@ -106,7 +107,7 @@ import Testing
         try withStore { store, _ throws in
             try store.enqueue((1...10).map { deliveryRow($0) })
             // 1 and 4 stay pending: never trimmed, however old.
-            let finished = [2, 3, 5, 6, 7, 8, 9, 10].map { ButtonStore.FinishedAttempt(Self.attempt($0, 1), status: .ok, nextAttemptAt: 0) }
+            let finished = [2, 3, 5, 6, 7, 8, 9, 10].map { FinishedAttempt(Self.attempt($0, 1), status: .ok, nextAttemptAt: 0) }
             #expect(try store.record(finished).finished == 8)
             #expect(try store.record([], retention: .init(keep: 5, slack: 0, finishedBefore: 8)).trimmed == 3)
             #expect(try store.deliveries(handler: nil, status: nil, before: nil, limit: 20).map(\.id) == [10, 9, 8, 7, 6, 4, 1])

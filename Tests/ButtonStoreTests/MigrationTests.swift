@@ -1,3 +1,4 @@
+import Handlers
 import Foundation
 import Testing
 

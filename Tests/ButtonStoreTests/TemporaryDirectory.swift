@@ -1,3 +1,5 @@
+import Handlers
+import Outbox
 import ButtonEngine
 import ButtonStore
 import JSON

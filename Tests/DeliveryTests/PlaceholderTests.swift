@@ -1,3 +1,4 @@
+import Outbox
 import ButtonStore
 import Delivery
 import MicroHTTP

@@ -1,3 +1,5 @@
+import Handlers
+import Outbox
 import ButtonStore
 import CurlHTTP
 @testable import Delivery

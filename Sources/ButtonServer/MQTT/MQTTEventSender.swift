@@ -1,3 +1,4 @@
+import Outbox
 import ButtonEngine
 import ButtonStore
 import Delivery

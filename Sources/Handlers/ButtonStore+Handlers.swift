@@ -1,3 +1,4 @@
+import ButtonStore
 import ButtonEngine
 import JSON
 
@@ -33,17 +34,24 @@ extension ButtonStore {
         }
     }
 
-    /// Deletes a handler and its whole delivery log. Returns whether it existed.
-    @discardableResult
-    public func deleteHandler(id: String) throws(StoreError) -> Bool {
-        try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
+    /// Replaces the whole registry (config import) in one transaction, and with it the
+    /// handler set: unlisted handlers are deleted (with their delivery logs) and listed ones
+    /// are upserted as given.
+    public func replaceRegistry(
+        buttons: [(id: String, config: String)], sheets: [(id: String, config: String)], handlers: [StoredHandler]
+    ) throws(StoreError) {
+        try replaceRegistry(buttons: buttons, sheets: sheets) { connection throws(StoreError) in
+            let kept = Set(handlers.map(\.handler.id))
+            for id in try Self.ids(connection.statement("SELECT id FROM handlers")) where !kept.contains(id) {
                 try Self.deleteHandler(id: id, in: connection)
+            }
+            for handler in handlers {
+                try Self.upsertHandler(handler, in: connection)
             }
         }
     }
 
-    static func upsertHandler(_ stored: StoredHandler, in connection: Connection) throws(StoreError) {
+    package static func upsertHandler(_ stored: StoredHandler, in connection: Connection) throws(StoreError) {
         let upsert = try connection.statement(
             """
             INSERT INTO handlers (id, owner, position, on_events, option, enabled, ordered, kind, url, method, headers,
@@ -98,26 +106,8 @@ extension ButtonStore {
         try upsert.run()
     }
 
-    @discardableResult
-    static func deleteHandler(id: String, in connection: Connection) throws(StoreError) -> Bool {
-        try deleteDeliveries(handler: id, in: connection)
-        let delete = try connection.statement("DELETE FROM handlers WHERE id = ?1")
-        delete.bind(id, at: 1)
-        try delete.run()
-        return connection.changes > 0
-    }
-
-    static func deleteHandlers(owner: String, in connection: Connection) throws(StoreError) {
-        let handlers = try connection.statement("SELECT id FROM handlers WHERE owner = ?1")
-        handlers.bind(owner, at: 1)
-        for id in try handlers.rows({ $0.text(0) }) { try deleteDeliveries(handler: id, in: connection) }
-        let delete = try connection.statement("DELETE FROM handlers WHERE owner = ?1")
-        delete.bind(owner, at: 1)
-        try delete.run()
-    }
-
     /// A row as a handler; nil for one this build cannot read (an unknown owner).
-    static func handler(_ row: Statement) -> StoredHandler? {
+    package static func handler(_ row: Statement) -> StoredHandler? {
         guard let owner = Source(stored: row.text(1)) else { return nil }
         func json(_ column: Int32) -> JSONValue? { row.optionalText(column).flatMap { try? JSONParser.parse(Array($0.utf8)) } }
         let action: Handler.Action

@@ -1,3 +1,4 @@
+import JSON
 import ButtonStore
 import Buttons
 import ButtonEngine
@@ -5,25 +6,34 @@ import FoundationEssentials
 import Platform
 import Delivery
 import Dispatch
-import MicroHTTP
 
 /// A handler as the API reads, checks and shows it.
 extension Handler {
-    static let buttonEvents: Set<EventType> = Set(EventType.allCases).subtracting([.sheetOpen, .select, .sheetCancel])
-    static let sheetEvents: Set<EventType> = [.sheetOpen, .select, .sheetCancel]
-    static let forbiddenHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
+    package static let buttonEvents: Set<EventType> = Set(EventType.allCases).subtracting([.sheetOpen, .select, .sheetCancel])
+    package static let sheetEvents: Set<EventType> = [.sheetOpen, .select, .sheetCancel]
+    package static let forbiddenHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
 
     /// What a request may change, and the server facts validation needs.
-    struct Context {
-        var scriptsDir: String?
+    package struct Context {
+        package var scriptsDir: String?
         /// Where webhooks may go (literal addresses are checked at registration).
-        var destinations = DestinationRules()
-        var sheetOptions: [String]?
+        package var destinations = DestinationRules()
+        package var sheetOptions: [String]?
         /// The body may carry `id`, `button` and `sheet` (stored form, config import).
-        var envelope = false
+        package var envelope = false
+
+        package init(
+            scriptsDir: String?, destinations: DestinationRules = DestinationRules(), sheetOptions: [String]? = nil,
+            envelope: Bool = false
+        ) {
+            self.scriptsDir = scriptsDir
+            self.destinations = destinations
+            self.sheetOptions = sheetOptions
+            self.envelope = envelope
+        }
     }
 
-    static func create(from json: JSONValue, owner: Source, context: Context) throws(ButtonsError) -> Handler {
+    package static func create(from json: JSONValue, owner: Source, context: Context) throws(ButtonsError) -> Handler {
         var fields = try Fields(json)
         if context.envelope {
             fields.ignore("id")
@@ -81,7 +91,7 @@ extension Handler {
     }
 
     /// PATCH: `on`, `option`, `enabled`, and members of `webhook` or `script`.
-    mutating func patch(with json: JSONValue, context: Context) throws(ButtonsError) {
+    package mutating func patch(with json: JSONValue, context: Context) throws(ButtonsError) {
         var fields = try Fields(json)
         // What GET shows may be sent back; changing it is refused (a new handler is made instead).
         let ownerField: (String, String) =
@@ -165,7 +175,7 @@ extension Handler {
     }
 
     /// `webhook.method`, upper-cased; nil when absent.
-    static func method(_ fields: inout Fields) throws(ButtonsError) -> String? {
+    package static func method(_ fields: inout Fields) throws(ButtonsError) -> String? {
         guard let method = try fields.string("method", maxLength: 16) else { return nil }
         guard Webhook.methods.contains(method.uppercased()) else {
             throw ButtonsError.invalid("webhook.method", "webhook.method must be one of \(Webhook.methods.joined(separator: ", "))")
@@ -174,7 +184,7 @@ extension Handler {
     }
 
     /// `webhook.body`: any JSON within the template limits; null or absent is none.
-    static func bodyTemplate(_ fields: inout Fields) throws(ButtonsError) -> JSONValue? {
+    package static func bodyTemplate(_ fields: inout Fields) throws(ButtonsError) -> JSONValue? {
         guard let value = fields.raw("body") else { return nil }
         do { return try WebhookTemplate(value).template } catch {
             throw ButtonsError.invalid("webhook.body", "webhook.body: \(error.message)")
@@ -182,13 +192,13 @@ extension Handler {
     }
 
     /// What only the whole webhook can tell: a GET carries no body.
-    static func check(_ hook: Webhook) throws(ButtonsError) {
+    package static func check(_ hook: Webhook) throws(ButtonsError) {
         if hook.method == "GET" && hook.body != nil {
             throw ButtonsError.invalid("webhook.body", "a GET request carries no body; use POST, PUT, PATCH or DELETE with webhook.body")
         }
     }
 
-    static func arguments(_ args: [JSONValue]) throws(ButtonsError) -> [String] {
+    package static func arguments(_ args: [JSONValue]) throws(ButtonsError) -> [String] {
         guard args.count <= 32 else { throw ButtonsError.invalid("script.args", "script.args holds at most 32 arguments") }
         return try args.enumerated().map { (i, arg) throws(ButtonsError) -> String in
             guard case .string(let text) = arg else { throw ButtonsError.badRequest("script.args[\(i)] must be a string", field: "script.args[\(i)]") }
@@ -199,7 +209,7 @@ extension Handler {
         }
     }
 
-    static func validate(url: String, destinations: DestinationRules) throws(ButtonsError) {
+    package static func validate(url: String, destinations: DestinationRules) throws(ButtonsError) {
         guard url.utf8.count <= 2048 else { throw ButtonsError.invalid("webhook.url", "webhook.url is longer than 2048 characters") }
         guard !url.contains(where: { $0.isWhitespace || $0 == "\0" }), let parts = URLComponents(string: url),
             let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty
@@ -216,7 +226,7 @@ extension Handler {
         }
     }
 
-    static func headers(_ fields: inout Fields) throws(ButtonsError) -> [String: String] {
+    package static func headers(_ fields: inout Fields) throws(ButtonsError) -> [String: String] {
         guard let object = try fields.object("headers") else { return [:] }
         var headers: [String: String] = [:]
         var reader = object
@@ -240,7 +250,7 @@ extension Handler {
         return headers
     }
 
-    static func validate(script name: String, in dir: String) throws(ButtonsError) {
+    package static func validate(script name: String, in dir: String) throws(ButtonsError) {
         let bytes = Array(name.utf8)
         let safe = !bytes.isEmpty && bytes[0] != UInt8(ascii: ".") && bytes.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
@@ -258,7 +268,7 @@ extension Handler {
 
     /// Whether a script argument, the webhook's URL, body template or a header value holds
     /// `{label}`, `{option_label}` or `{face_label}` (only then does a delivery look labels up).
-    var usesLabel: Bool {
+    package var usesLabel: Bool {
         let names = ["{label}", "{option_label}", "{face_label}"]
         switch action {
         case .script(let script):
@@ -272,7 +282,7 @@ extension Handler {
         }
     }
 
-    func matches(_ event: ControlEvent) -> Bool {
+    package func matches(_ event: ControlEvent) -> Bool {
         guard enabled, on.contains(event.type) else { return false }
         if let option, event.type == .select, event.data.option != option { return false }
         return true

@@ -6,10 +6,10 @@ import OSC
 
 /// An OSC handler as the API reads and checks it (SPEC §10).
 extension Handler {
-    static let oscPlaceholders: Set<String> = ["{button}", "{type}", "{seq}", "{t}", "{face}", "{option}", "{label}", "{id}"]
+    package static let oscPlaceholders: Set<String> = ["{button}", "{type}", "{seq}", "{t}", "{face}", "{option}", "{label}", "{id}"]
 
     /// `osc` of a new handler: its message, attempts and expiry.
-    static func oscAction(_ o: inout Fields, context: Context) throws(ButtonsError) -> (Action, Int64, Int64?) {
+    package static func oscAction(_ o: inout Fields, context: Context) throws(ButtonsError) -> (Action, Int64, Int64?) {
         guard let url = try o.string("url", maxLength: 2048) else { throw ButtonsError.invalid("osc.url", "osc.url is required") }
         guard let address = try o.string("address", maxLength: 1024) else {
             throw ButtonsError.invalid("osc.address", "osc.address is required (an OSC address such as /cue/{option}/start)")
@@ -23,7 +23,7 @@ extension Handler {
     }
 
     /// PATCH of `osc`: the members given replace the handler's.
-    mutating func patchOSC(_ o: inout Fields, context: Context) throws(ButtonsError) {
+    package mutating func patchOSC(_ o: inout Fields, context: Context) throws(ButtonsError) {
         guard case .osc(var osc) = action else { throw ButtonsError.invalid("osc", "this handler is a \(kind); create a new handler for OSC") }
         if let url = try o.string("url", maxLength: 2048) { osc.url = url }
         if let address = try o.string("address", maxLength: 1024) { osc.address = address }
@@ -41,7 +41,7 @@ extension Handler {
         try validate(osc: osc, destinations: context.destinations)
     }
 
-    static func validate(osc: OSC, destinations: DestinationRules) throws(ButtonsError) {
+    package static func validate(osc: OSC, destinations: DestinationRules) throws(ButtonsError) {
         guard let destination = OSCClient.Destination(url: osc.url) else {
             throw ButtonsError.invalid("osc.url", "osc.url must be osc.udp://HOST:PORT or osc.tcp://HOST:PORT (no user, no path)")
         }
@@ -57,7 +57,7 @@ extension Handler {
         }
     }
 
-    static func oscArguments(_ list: [JSONValue]) throws(ButtonsError) -> [OSC.Argument] {
+    package static func oscArguments(_ list: [JSONValue]) throws(ButtonsError) -> [OSC.Argument] {
         guard list.count <= 32 else { throw ButtonsError.invalid("osc.args", "osc.args holds at most 32 arguments") }
         var args: [OSC.Argument] = []
         for (index, item) in list.enumerated() {

@@ -1,16 +1,19 @@
 import ButtonStore
+import Outbox
 import Delivery
 import JSON
 import ThreadSupport
 
 /// How each handler's deliveries are going, as the panel shows it on a key: failing since
 /// the last attempt that did not succeed (until one does), or disabled (by a 410, or by hand).
-final class HandlerHealth: Sendable {
+package final class HandlerHealth: Sendable {
     private let failing = Locked<[String: String]>([:])
+
+    package init() {}
 
     /// Notes an attempt; true when the handler's health changed (it started or stopped failing,
     /// or fails for another reason).
-    func record(_ attempt: Dispatcher.Attempt) -> Bool {
+    package func record(_ attempt: Dispatcher.Attempt) -> Bool {
         let handler = attempt.delivery.handler
         let reason = attempt.result.outcome == .ok ? nil : Self.reason(attempt)
         return failing.withLock { failing in
@@ -20,12 +23,12 @@ final class HandlerHealth: Sendable {
         }
     }
 
-    func forget(_ handler: String) {
+    package func forget(_ handler: String) {
         failing.withLock { $0[handler] = nil }
     }
 
     /// `{"state": "ok" | "failing" | "disabled", "reason": …}` for one handler.
-    func json(_ handler: Handler, disabledReason: String?) -> JSONValue {
+    package func json(_ handler: Handler, disabledReason: String?) -> JSONValue {
         if !handler.enabled { return ["state": "disabled", "reason": .string(disabledReason ?? "disabled")] }
         if let reason = failing.withLock({ $0[handler.id] }) { return ["state": "failing", "reason": .string(reason)] }
         return ["state": "ok"]
@@ -33,7 +36,7 @@ final class HandlerHealth: Sendable {
 
     /// The worst of several handlers' health (disabled, then failing), naming the handler;
     /// nil when all are fine.
-    static func worst(_ healths: [(id: String, health: JSONValue)]) -> JSONValue? {
+    package static func worst(_ healths: [(id: String, health: JSONValue)]) -> JSONValue? {
         for state in ["disabled", "failing"] {
             if let (id, health) = healths.first(where: { $0.health["state"] == .string(state) }),
                 case .object(var object) = health
@@ -45,7 +48,7 @@ final class HandlerHealth: Sendable {
         return nil
     }
 
-    static func reason(_ attempt: Dispatcher.Attempt) -> String {
+    package static func reason(_ attempt: Dispatcher.Attempt) -> String {
         let result = attempt.result
         let what: String
         switch result.outcome {

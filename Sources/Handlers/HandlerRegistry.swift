@@ -1,18 +1,19 @@
+import JSON
 import ThreadSupport
 import Buttons
 import ButtonEngine
 import ButtonStore
+import Outbox
 import Delivery
 import FoundationEssentials
 import Platform
 import Dispatch
-import MicroHTTP
 import Synchronization
 
 /// Every handler, indexed by owner so matching an event is a dictionary lookup on the hot
 /// path; kept in step with SQLite and with the dispatcher (which is handed a new spec on every
 /// change). Secrets live here and in the store, never in responses.
-final class HandlerRegistry: DeliveryRules {
+package final class HandlerRegistry: DeliveryRules {
     private struct Entry {
         var definition: Handler {
             didSet { (usesLabel, template) = Self.shaping(definition) }
@@ -50,17 +51,17 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     private let tables = Locked(Tables())
-    let store: ButtonStore
-    let scriptsDir: String?
-    let dispatcher: Dispatcher
+    package let store: ButtonStore
+    package let scriptsDir: String?
+    package let dispatcher: Dispatcher
     /// An event's labels (button or sheet, option, face), for deliveries whose templates use them.
     private let labels: @Sendable (ControlEvent) -> EventLabels
     private let ids: DeliveryIDs
     /// A handler id of the server's own that every event goes to (`mqtt`), if any.
     private let everyEventTo: String?
-    static let maxPerOwner = 32
+    package static let maxPerOwner = 32
 
-    init(
+    package init(
         store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher, everyEventTo: String? = nil,
         labels: @escaping @Sendable (ControlEvent) -> EventLabels
     ) throws(StoreError) {
@@ -72,7 +73,7 @@ final class HandlerRegistry: DeliveryRules {
         ids = DeliveryIDs(after: try store.lastDeliveryID())
     }
 
-    func load() throws(StoreError) {
+    package func load() throws(StoreError) {
         for stored in try store.loadHandlers() {
             insert(Entry(definition: stored.handler, secret: stored.secret, position: stored.position))
         }
@@ -88,7 +89,10 @@ final class HandlerRegistry: DeliveryRules {
 
     /// Tells the dispatcher how to send this handler's deliveries now.
     private func publish(_ entry: Entry) {
-        dispatcher.setHandler(entry.definition, key: entry.key, scriptsDirectory: scriptsDir)
+        let handler = entry.definition
+        dispatcher.setHandler(
+            handler.id, action: handler.action, key: entry.key, scriptsDirectory: scriptsDir, enabled: handler.enabled,
+            ordered: handler.ordered, maxAttempts: handler.maxAttempts, expireAfterMs: handler.expireAfterMs)
     }
 
     private func save(_ entry: Entry) throws(ButtonsError) {
@@ -99,19 +103,19 @@ final class HandlerRegistry: DeliveryRules {
         }
     }
 
-    func list(owner: Source) -> [Handler] {
+    package func list(owner: Source) -> [Handler] {
         tables.withLock { t in (t.byOwner[owner] ?? []).compactMap { t.byID[$0]?.definition } }
     }
 
-    var all: [Handler] { tables.withLock { t in t.byID.values.sorted { $0.position < $1.position }.map(\.definition) } }
+    package var all: [Handler] { tables.withLock { t in t.byID.values.sorted { $0.position < $1.position }.map(\.definition) } }
 
-    func get(_ id: String) throws(ButtonsError) -> Handler {
+    package func get(_ id: String) throws(ButtonsError) -> Handler {
         guard let definition = tables.withLock({ $0.byID[id]?.definition }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         return definition
     }
 
     /// Adds a handler; a webhook gets a new secret, returned this once.
-    func add(_ definition: Handler) throws(ButtonsError) -> String? {
+    package func add(_ definition: Handler) throws(ButtonsError) -> String? {
         let count = tables.withLock { $0.byOwner[definition.owner]?.count ?? 0 }
         guard count < Self.maxPerOwner else {
             throw ButtonsError(.conflict, code: "limit_reached", message: "a \(definition.owner.kind) has at most \(Self.maxPerOwner) handlers")
@@ -126,7 +130,7 @@ final class HandlerRegistry: DeliveryRules {
         return secret
     }
 
-    func update(
+    package func update(
         _ id: String, reason: String = "disabled by hand", _ change: (inout Handler) throws(ButtonsError) -> Void
     ) throws(ButtonsError) -> Handler {
         guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
@@ -144,7 +148,7 @@ final class HandlerRegistry: DeliveryRules {
         return entry.definition
     }
 
-    func rotateSecret(_ id: String) throws(ButtonsError) -> String {
+    package func rotateSecret(_ id: String) throws(ButtonsError) -> String {
         guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         guard case .webhook = entry.definition.action else { throw ButtonsError.conflict("not_webhook", "only webhook handlers have a secret") }
         let secret = Signature.newSecret()
@@ -156,7 +160,7 @@ final class HandlerRegistry: DeliveryRules {
         return secret
     }
 
-    func delete(_ id: String) throws(ButtonsError) {
+    package func delete(_ id: String) throws(ButtonsError) {
         _ = try get(id)
         do { _ = try store.deleteHandler(id: id) } catch { throw Registry.storageError(error) }
         tables.withLock { t in
@@ -167,7 +171,7 @@ final class HandlerRegistry: DeliveryRules {
 
     /// Forgets an owner's handlers (the store deletes them, with their delivery logs, with
     /// their button or sheet).
-    func removeOwner(_ owner: Source) {
+    package func removeOwner(_ owner: Source) {
         let removed = tables.withLock { t in
             let ids = t.byOwner.removeValue(forKey: owner) ?? []
             for id in ids { t.byID[id] = nil }
@@ -176,10 +180,10 @@ final class HandlerRegistry: DeliveryRules {
         dispatcher.removeHandlers(removed)
     }
 
-    func secret(of id: String) -> String? { tables.withLock { $0.byID[id]?.secret } }
+    package func secret(of id: String) -> String? { tables.withLock { $0.byID[id]?.secret } }
 
     /// Replaces every handler in memory (after the store committed the same set).
-    func replaceAll(_ handlers: [StoredHandler]) {
+    package func replaceAll(_ handlers: [StoredHandler]) {
         let entries = handlers.map { Entry(definition: $0.handler, secret: $0.secret, position: $0.position) }
         let removed = tables.withLock { t in
             let kept = Set(handlers.map(\.handler.id))
@@ -196,7 +200,7 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     /// The deliveries these events make, one per (event, matching handler).
-    func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+    package func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
         tables.withLock { t in
             var rows: [DeliveryRow] = []
             for event in events {
@@ -214,7 +218,7 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     /// A synthetic event (seq 0, an id that says it is a test) delivered to one handler now.
-    func testDelivery(_ id: String, now: Int64) throws(ButtonsError) -> DeliveryRow {
+    package func testDelivery(_ id: String, now: Int64) throws(ButtonsError) -> DeliveryRow {
         guard let entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
         let definition = entry.definition
         let type = definition.on.first ?? .tap
@@ -249,14 +253,14 @@ final class HandlerRegistry: DeliveryRules {
     }
 
     /// Disabled by the dispatcher: the receiver answered 410 Gone.
-    func disable(_ id: String) {
+    package func disable(_ id: String) {
         _ = try? update(id, reason: "the receiver answered 410 Gone") { (definition: inout Handler) throws(ButtonsError) in
             definition.enabled = false
         }
     }
 
     /// Why each of an owner's handlers is disabled, if it is.
-    func disabledReasons(owner: Source) -> [String: String] {
+    package func disabledReasons(owner: Source) -> [String: String] {
         tables.withLock { t in
             var reasons: [String: String] = [:]
             for id in t.byOwner[owner] ?? [] { reasons[id] = t.byID[id]?.disabledReason }
@@ -267,8 +271,14 @@ final class HandlerRegistry: DeliveryRules {
 
 /// The labels `{label}`, `{option_label}` and `{face_label}` stand for, looked up when the
 /// delivery is made.
-struct EventLabels: Sendable {
-    var label: String?
-    var option: String?
-    var face: String?
+package struct EventLabels: Sendable {
+    package var label: String?
+    package var option: String?
+    package var face: String?
+
+    package init(label: String? = nil, option: String? = nil, face: String? = nil) {
+        self.label = label
+        self.option = option
+        self.face = face
+    }
 }
