@@ -100,6 +100,11 @@ let package = Package(
         .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON", "CSQLite"], swiftSettings: strict),
+        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "ButtonEngine"], swiftSettings: strict),
+        .testTarget(
+            name: "HandlersTests",
+            dependencies: ["Handlers", "ButtonEngine", "ButtonStore", "Buttons", "Delivery", "JSON", "Outbox"],
+            swiftSettings: strict),
         .testTarget(
             name: "ButtondCLITests", dependencies: ["ButtondCLI", "ButtonServer", "CurlHTTP", "JSON", "TestSupport"],
             swiftSettings: strict),
