@@ -93,29 +93,77 @@ public final class ButtonServerApp: Sendable {
             configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(metrics: metrics, logger: logger))
     }
 
-    public func start() throws {
-        sequencer.start()
-        publisher.start()
-        try server.start()
-        // Only now is the port known: a webhook may not loop back to it.
-        let rules = destinations.withLock { rules in
-            rules.listeners = DestinationRules.listener(host: options.host, port: port).map { [$0] } ?? []
-            if let oscPort = osc?.server?.port, let own = DestinationRules.listener(host: options.host, port: oscPort) {
-                rules.listeners.append(own)  // an OSC handler may not loop back to our own OSC port
-            }
-            rules.localAddresses = DestinationRules.interfaceAddresses()
-            return rules
+    /// One long-lived part: what starts it and what stops it.
+    struct Service {
+        var name: String
+        var start: () throws -> Void
+        var stop: () -> Void
+    }
+
+    /// The long-lived parts, in the one order they start in; they stop in the reverse order.
+    /// The store comes first (opened by `init`, since every part loads from it) and closes
+    /// last, with its checkpointer; the engine runs before the HTTP server takes a request;
+    /// the dispatcher, the bridges and OSC start once the port is known (a webhook or an OSC
+    /// message may not loop back to it) and stop first, so the server still answers while
+    /// they finish what is in flight (the shutdown grace).
+    var services: [Service] {
+        let (options, sequencer, publisher, server, dispatcher) = (options, sequencer, publisher, server, dispatcher)
+        var services = [
+            Service(name: "store", start: {}, stop: store.close),
+            Service(name: "sequencer", start: sequencer.start, stop: sequencer.stop),
+            Service(name: "publisher", start: publisher.start, stop: publisher.stop),
+            Service(name: "http", start: server.start, stop: server.stop),
+            Service(
+                name: "dispatcher",
+                start: { [self] in
+                    dispatcher.start(
+                        rules: listeningRules(),
+                        onAttempt: Self.attemptObserver(metrics: metrics, logger: logger, health: health, handlers: handlers, views: views))
+                },
+                stop: { dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds) }),
+        ]
+        if let mqtt {
+            services.append(
+                Service(
+                    name: "mqtt",
+                    start: { [self] in
+                        mqtt.start(sequencer: sequencer, retryScale: options.retryScale, panelURL: options.panelURL(port: port))
+                    },
+                    stop: mqtt.stop))
         }
-        dispatcher.start(
-            rules: rules,
-            onAttempt: Self.attemptObserver(metrics: metrics, logger: logger, health: health, handlers: handlers, views: views))
-        mqtt?.start(sequencer: sequencer, retryScale: options.retryScale, panelURL: options.panelURL(port: port))
-        osc?.start()
+        if let osc { services.append(Service(name: "osc", start: osc.start, stop: osc.stop)) }
+        return services
+    }
+
+    /// Starts every service in order; if one fails, those already started stop again.
+    public func start() throws {
+        let services = services
+        for (index, service) in services.enumerated() {
+            do {
+                try service.start()
+            } catch {
+                for started in services[..<index].reversed() { started.stop() }
+                throw error
+            }
+        }
         logger.log(.info, "listening", ["url": options.url(host: options.host, port: port), "data_dir": options.dataDir], force: true)
         if !options.usesTLS && !Auth.isLoopback(options.host) {
             logger.log(
                 .warn, "serving plain HTTP off loopback: tokens and presses travel in clear; use --tls-cert and --tls-key",
                 ["host": options.host], force: true)
+        }
+    }
+
+    /// Where webhooks and OSC messages may go, now that the port is known: not back to it, nor
+    /// to our own OSC port.
+    private func listeningRules() -> DestinationRules {
+        destinations.withLock { rules in
+            rules.listeners = DestinationRules.listener(host: options.host, port: port).map { [$0] } ?? []
+            if let oscPort = osc?.server?.port, let own = DestinationRules.listener(host: options.host, port: oscPort) {
+                rules.listeners.append(own)
+            }
+            rules.localAddresses = DestinationRules.interfaceAddresses()
+            return rules
         }
     }
 
@@ -150,16 +198,13 @@ public final class ButtonServerApp: Sendable {
     /// The bound port (useful with port 0).
     public var port: Int { server.port }
 
-    /// Stops accepting, ends streams, finishes in-flight requests, then closes the database.
+    /// Stops every service in the reverse of the order they started in: the bridges and the
+    /// dispatcher (waiting up to the grace for what is in flight), then the HTTP server
+    /// (it stops accepting, ends streams and finishes the requests under way, which the engine
+    /// still answers), the engine, and last the database.
     public func stop() {
         logger.log(.info, "stopping", [:], force: true)
-        server.stop()
-        sequencer.stop()
-        publisher.stop()
-        dispatcher.stop(waitingUpTo: options.shutdownGraceSeconds)
-        mqtt?.stop()
-        osc?.stop()
-        store.close()
+        for service in services.reversed() { service.stop() }
         logger.log(.info, "stopped", [:], force: true)
     }
 }
