@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "COSC", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .target(name: "Platform", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
+        .target(name: "Logging", dependencies: ["Platform"], swiftSettings: strict),
         .target(
             name: "MicroHTTP",
             dependencies: ["Platform", "CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
@@ -57,8 +58,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "Bridges",
+            dependencies: ["Platform", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "JSON", "Logging", "MQTT", "OSC", "ThreadSupport"],
+            swiftSettings: strict
+        ),
+        .target(name: "Certificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
+        .target(
             name: "ButtonServer",
-            dependencies: ["Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "MQTT", "OSC", "COpenSSL", "ThreadSupport"],
+            dependencies: [
+                "Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "OSC", "Bridges", "Certificates", "Logging",
+                "ThreadSupport",
+            ],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
         ),
@@ -67,7 +77,7 @@ let package = Package(
         .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
         .target(
             name: "ButtondCLI",
-            dependencies: ["Platform", "ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP"],
+            dependencies: ["Platform", "ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP", "Logging"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -82,6 +92,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "TestSupport", dependencies: ["Platform", "CurlHTTP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "Platform"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport", "Platform"], swiftSettings: strict),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "MicroHTTP", "TestSupport"], swiftSettings: strict),
@@ -94,11 +106,17 @@ let package = Package(
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON", "CSQLite"], swiftSettings: strict),
         .testTarget(
+            name: "BridgesTests",
+            dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "JSON", "Logging", "OSC", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CertificatesTests", dependencies: ["Certificates", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(
             name: "ButtondCLITests", dependencies: ["ButtondCLI", "ButtonServer", "CurlHTTP", "JSON", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC"],
+            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC", "Bridges"],
             swiftSettings: strict
         ),
     ]
