@@ -107,7 +107,7 @@ let package = Package(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON", "CSQLite"], swiftSettings: strict),
         .testTarget(
             name: "BridgesTests",
-            dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "JSON", "Logging", "OSC", "TestSupport"],
+            dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "JSON", "MQTT", "OSC", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CertificatesTests", dependencies: ["Certificates", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),

@@ -26,9 +26,10 @@ import Testing
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
         let bytes = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let input = fds[1]
         let writer = Thread {
-            writeAll(fds[1], bytes)
-            close(fds[1])
+            writeAll(input, bytes)
+            close(input)
         }
         writer.start()
         var read: [UInt8] = []

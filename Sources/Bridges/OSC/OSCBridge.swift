@@ -21,7 +21,7 @@ package final class OSCBridge: Sendable {
     let logger: Logger
     private let input: OSCInput
     /// At most this many OSC messages wait for the sequencer at once (`OSCInFlight`).
-    static let maxInFlight = 1024
+    package static let maxInFlight = 1024
 
     /// Where OSC comes in; `ButtonServer` makes it from `serve`'s flags.
     package struct Configuration: Sendable {
