@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aButtonsStateIsFourFeedbackMessages() throws {
-        let definition = try ButtonDefinition.create(from: parse(#"{"id": "lamp", "kind": "toggle", "status": "on air", "color": "#ff8800"}"#))
+        let definition = try ButtonDefinition.create(from: parse(##"{"id": "lamp", "kind": "toggle", "status": "on air", "color": "#ff8800"}"##))
         let messages = OSCFeedback.state(of: "lamp", held: true, face: 1, definition: definition)
         #expect(messages == [
             OSCMessage("/buttond/button/lamp/held", [.int32(1)]), OSCMessage("/buttond/button/lamp/face", [.int32(1)]),
