@@ -62,11 +62,11 @@ let package = Package(
             dependencies: ["Platform", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "JSON", "Logging", "MQTT", "OSC", "ThreadSupport"],
             swiftSettings: strict
         ),
-        .target(name: "Certificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
+        .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
         .target(
             name: "ButtonServer",
             dependencies: [
-                "Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "OSC", "Bridges", "Certificates", "Logging",
+                "Platform", "MicroHTTP", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "OSC", "Bridges", "TLSCertificates", "Logging",
                 "ThreadSupport",
             ],
             swiftSettings: strict,
@@ -110,7 +110,7 @@ let package = Package(
             dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "JSON", "MQTT", "OSC", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "CertificatesTests", dependencies: ["Certificates", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
+            name: "TLSCertificatesTests", dependencies: ["TLSCertificates", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ButtondCLITests", dependencies: ["ButtondCLI", "ButtonServer", "CurlHTTP", "JSON", "TestSupport"],
             swiftSettings: strict),

@@ -6,7 +6,7 @@ import JSON
 import MicroHTTP
 import ThreadSupport
 import Bridges
-import Certificates
+import TLSCertificates
 import Logging
 
 /// The pieces `ButtonServerApp.init` wires together: the TLS credentials, and what follows

@@ -8,7 +8,7 @@ import Dispatch
 import MicroHTTP
 import ThreadSupport
 import Bridges
-import Certificates
+import TLSCertificates
 import Logging
 
 /// The whole server: the store, the registry, the engine service and the HTTP routes.

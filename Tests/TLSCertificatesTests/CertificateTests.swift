@@ -3,7 +3,7 @@ import Foundation
 import MicroHTTP
 import Testing
 
-@testable import Certificates
+@testable import TLSCertificates
 
 /// `--tls-self-signed` and `--tls-cert`/`--tls-key`: a certificate made here is one
 /// libmicrohttpd serves and a client that trusts it accepts, kept across starts; a wrong file
