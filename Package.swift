@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "COSC", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .target(name: "Platform", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
+        .target(name: "Logging", dependencies: ["Platform"], swiftSettings: strict),
         .target(
             name: "MicroHTTP",
             dependencies: ["Platform", "CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
@@ -64,8 +65,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "Bridges",
+            dependencies: ["Platform", "Buttons", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "JSON", "Logging", "MQTT", "OSC", "ThreadSupport"],
+            swiftSettings: strict
+        ),
+        .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
+        .target(
             name: "ButtonServer",
-            dependencies: ["Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "MQTT", "OSC", "COpenSSL", "ThreadSupport"],
+            dependencies: [
+                "Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "OSC", "Bridges",
+                "TLSCertificates", "Logging", "ThreadSupport",
+            ],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
         ),
@@ -74,7 +84,7 @@ let package = Package(
         .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
         .target(
             name: "ButtondCLI",
-            dependencies: ["Platform", "ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP"],
+            dependencies: ["Platform", "ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP", "Logging"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -89,6 +99,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "TestSupport", dependencies: ["Platform", "CurlHTTP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "Platform"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport", "Platform"], swiftSettings: strict),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "MicroHTTP", "TestSupport"], swiftSettings: strict),
@@ -106,11 +118,20 @@ let package = Package(
             dependencies: ["Handlers", "ButtonEngine", "ButtonStore", "Buttons", "Delivery", "JSON", "Outbox"],
             swiftSettings: strict),
         .testTarget(
+            name: "BridgesTests",
+            dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "JSON", "MQTT", "OSC", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TLSCertificatesTests", dependencies: ["TLSCertificates", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(
             name: "ButtondCLITests", dependencies: ["ButtondCLI", "ButtonServer", "CurlHTTP", "JSON", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ButtonServerTests",
-            dependencies: ["ButtonServer", "Buttons", "ButtonStore", "Outbox", "Handlers", "Delivery", "ButtonEngine", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC"],
+            dependencies: [
+                "ButtonServer", "Buttons", "ButtonStore", "Outbox", "Handlers", "Delivery", "ButtonEngine", "MicroHTTP", "CSQLite", "CurlHTTP",
+                "TestSupport", "ButtondCLI", "OSC", "Bridges",
+            ],
             swiftSettings: strict
         ),
     ]

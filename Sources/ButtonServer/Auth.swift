@@ -3,6 +3,7 @@ import FoundationEssentials
 import Platform
 import Dispatch
 import MicroHTTP
+import Logging
 
 /// Who may call what (SPEC §6): the admin token may do everything, the press token may read
 /// and send input, a named token what its role allows on its groups' buttons and sheets.

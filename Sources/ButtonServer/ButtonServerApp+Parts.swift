@@ -6,6 +6,9 @@ import FoundationEssentials
 import JSON
 import MicroHTTP
 import ThreadSupport
+import Bridges
+import TLSCertificates
+import Logging
 
 /// The pieces `ButtonServerApp.init` wires together: the TLS credentials, and what follows
 /// every delivery attempt and every request (metrics, the log, handler health).
@@ -146,9 +149,31 @@ extension ButtonServerApp {
     ) throws(StartError) -> MQTTBridge? {
         guard options.mqttURL != nil else { return nil }
         do {
-            return try MQTTBridge(options: options, registry: registry, dispatcher: dispatcher, logger: logger)
+            let configuration = MQTTBridge.Configuration(
+                url: options.mqttURL ?? "", password: options.mqttPassword, caFile: options.mqttCA, prefix: options.mqttPrefix,
+                instance: options.mqttInstance, commands: options.mqttCommands, discovery: options.haDiscovery,
+                discoveryPrefix: options.haDiscoveryPrefix, version: BuildInfo.version)
+            return try MQTTBridge(configuration: configuration, registry: registry, dispatcher: dispatcher, logger: logger)
         } catch {
             throw StartError(description: "--mqtt-url: \(error.description)")
+        }
+    }
+
+    /// The `--osc-feedback` targets.
+    static func oscFeedback(_ options: ServeOptions, registry: Registry) throws(StartError) -> OSCFeedback {
+        do { return try OSCFeedback.parse(options.oscFeedback, registry: registry) } catch { throw StartError(description: error.description) }
+    }
+
+    /// OSC in, with `--osc-port`, from the senders `--osc-allow` names.
+    static func oscBridge(
+        _ options: ServeOptions, registry: Registry, sequencer: Sequencer, feedback: OSCFeedback, logger: Logger
+    ) throws(StartError) -> OSCBridge {
+        do {
+            return try OSCBridge(
+                configuration: OSCBridge.Configuration(host: options.host, port: options.oscPort, allow: options.oscAllow),
+                registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
+        } catch {
+            throw StartError(description: error.description)
         }
     }
 

@@ -8,6 +8,9 @@ import Platform
 import Dispatch
 import MicroHTTP
 import ThreadSupport
+import Bridges
+import TLSCertificates
+import Logging
 
 /// The whole server: the store, the registry, the engine service and the HTTP routes.
 /// `buttond serve` and the live tests both start exactly this.
@@ -73,12 +76,12 @@ public final class ButtonServerApp: Sendable {
         self.views = views
         registry.onChange { change in views.announce(change) }
         mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
-        let feedback = try OSCFeedback.parse(options, registry: registry)
+        let feedback = try Self.oscFeedback(options, registry: registry)
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
             observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
             maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
-        let osc = try OSCBridge(options: options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
+        let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
         self.osc = osc.isEnabled ? osc : nil
         streams = StreamHub(maxStreams: options.http.maxStreams)
         try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)

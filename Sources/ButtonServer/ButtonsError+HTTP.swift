@@ -7,18 +7,7 @@ import MicroHTTP
 extension ButtonsError: HTTPErrorConvertible {
     package var httpError: HTTPError {
         var headers = retryAfter.map { [("Retry-After", String($0))] } ?? []
-        let status: Int
-        switch kind {
-        case .malformed: status = 400
-        case .unauthorized(let challenge):
-            status = 401
-            headers.append(("WWW-Authenticate", challenge))
-        case .forbidden: status = 403
-        case .notFound: status = 404
-        case .conflict: status = 409
-        case .invalid: status = 422
-        case .unavailable: status = 503
-        }
+        if case .unauthorized(let challenge) = kind { headers.append(("WWW-Authenticate", challenge)) }
         return HTTPError(status, code: code, message: message, details: details, headers: headers)
     }
 }

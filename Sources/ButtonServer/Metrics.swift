@@ -5,6 +5,7 @@ import FoundationEssentials
 import Platform
 import Dispatch
 import Synchronization
+import Bridges
 
 /// Counters and histograms for `GET /metrics`, in the Prometheus text format. Gauges (outbox
 /// depth, open streams, buttons) are read when scraped, so they cannot drift.
@@ -161,14 +162,6 @@ final class Metrics: CommitObserver {
         text += "buttond_process_start_time_seconds \(startTime)\n"
         return text
     }
-}
-
-/// What `/metrics` tells of the broker connection.
-struct MQTTMetrics {
-    var connected: Bool
-    var published: Int
-    var acknowledged: Int
-    var reconnects: Int
 }
 
 /// Tells each of several observers of every committed batch.

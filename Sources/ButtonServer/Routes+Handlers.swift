@@ -5,6 +5,7 @@ import ButtonEngine
 import ButtonStore
 import Delivery
 import MicroHTTP
+import Bridges
 
 /// Handlers on buttons and sheets, and the delivery log.
 extension API {

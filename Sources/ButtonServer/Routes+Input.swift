@@ -4,8 +4,6 @@ import MicroHTTP
 
 /// `down`, `move`, `up`, `cancel`, `press`, `state` and the batch `POST /api/v1/input`.
 extension API {
-    /// 9999-12-31T23:59:59.999Z: later times have no four-digit ISO-8601 year.
-    static let maxT: Int64 = 253_402_300_799_999
     static let maxBatch = 1000
 
     /// `{"events": [...]}` from already-serialized events.
@@ -40,39 +38,8 @@ extension API {
         return .pending(pending)
     }
 
-    /// Reads `pointer` as given by a browser (a number) or a client (a string).
-    static func pointer(_ fields: inout Fields) throws(ButtonsError) -> String? {
-        switch fields.raw("pointer") {
-        case nil: return nil
-        case .int(let id)?: return String(id)
-        case .double(let d)? where d == d.rounded() && abs(d) < 1e15: return String(Int64(d))
-        case .string(let s)?:
-            guard s.count <= 64 else { throw ButtonsError.invalid(fields.path("pointer"), "pointer is longer than 64 characters") }
-            return s
-        case let other?:
-            throw ButtonsError.badRequest("\(fields.path("pointer")) must be a string or an integer, not \(other.typeName)", field: fields.path("pointer"))
-        }
-    }
-
-    /// Below this a `t` is before 1973: almost surely seconds (`date +%s`), not milliseconds.
-    static let minT: Int64 = 100_000_000_000
-
     /// The members a batch item may have; any other is 400 naming it (`[0].buton`).
     static let batchMembers: Set<String> = ["button", "type", "t", "inside", "pointer"]
-
-    /// `t`, if given: integer milliseconds since the epoch. One in seconds is refused with
-    /// how to send milliseconds, rather than dated 1970 (or a bare `out_of_order`).
-    static func time(_ fields: inout Fields) throws(ButtonsError) -> Int64? {
-        guard let t = try fields.int("t", in: 0...maxT) else { return nil }
-        guard t >= minT else {
-            throw ButtonsError(
-                .invalid, code: "t_not_milliseconds",
-                message: "\(fields.path("t")) is \(t), which looks like seconds (or is before 1973): t is milliseconds "
-                    + "since the Unix epoch, as date +%s%3N gives in a shell and Date.now() in a browser; or leave it out for now",
-                details: ["field": .string(fields.path("t"))])
-        }
-        return t
-    }
 
     /// 400 for a member of batch item `index` that no input has.
     static func checkBatchMembers(_ item: JSONValue, index: Int) throws(ButtonsError) {
@@ -84,42 +51,21 @@ extension API {
             "unknown field '\(field)' in input \(index); an input has button, type, t, inside and pointer", field: field)
     }
 
-    /// One input's members (`t`, `inside`, `pointer`) for `kind`.
-    static func input(_ kind: InputKind, _ fields: inout Fields) throws(ButtonsError) -> Input {
-        var input = Input(kind, t: try time(&fields))
-        switch kind {
-        case .down:
-            input.pointer = try pointer(&fields)
-        case .move:
-            guard let inside = try fields.bool("inside") else {
-                throw ButtonsError.invalid(fields.path("inside"), "\(fields.path("inside")) is required for a move")
-            }
-            input.inside = inside
-            input.pointer = try pointer(&fields)
-        case .up:
-            input.inside = try fields.bool("inside")
-            input.pointer = try pointer(&fields)
-        case .cancel:
-            input.pointer = try pointer(&fields)
-        }
-        return input
-    }
-
     func addInputRoutes(to router: inout Router) {
         let sequencer = self.sequencer
         let api = self
         for kind in InputKind.allCases {
             router.post("/api/v1/buttons/{id}/\(kind.rawValue)") { request in
                 var fields = try Fields(try request.json())
-                let input = try Self.input(kind, &fields)
+                let input = try fields.input(kind)
                 try fields.finish()
                 return Self.answer(.input(button: request.parameter("id"), input), for: request, by: sequencer)
             }
         }
         router.post("/api/v1/buttons/{id}/press") { request in
             var fields = try Fields(try request.json())
-            let t = try Self.time(&fields)
-            let pointer = try Self.pointer(&fields)
+            let t = try fields.time()
+            let pointer = try fields.pointer()
             let hold = try fields.int("holdMs", in: 0...3_600_000) ?? 0
             try fields.finish()
             let down = Input(.down, t: t, pointer: pointer)
@@ -154,7 +100,7 @@ extension API {
                     guard let kind = try fields.choice("type", InputKind.self) else {
                         throw ButtonsError.invalid(fields.path("type"), "\(fields.path("type")) is required (down, move, up or cancel)")
                     }
-                    let input = try Self.input(kind, &fields)
+                    let input = try fields.input(kind)
                     try fields.finish()
                     // A button the token does not see is missing, and the whole batch is refused.
                     guard api.sees(.button(button), request.grant) else { throw ButtonsError.notFound("no button named '\(button)'") }

@@ -108,14 +108,14 @@ extension API {
         for (name, action) in [("open", Command.SheetAction.open), ("cancel", .cancel)] {
             router.post("/api/v1/sheets/{id}/\(name)") { request in
                 var fields = try Fields(try request.json())
-                let t = try Self.time(&fields)
+                let t = try fields.time()
                 try fields.finish()
                 return Self.answer(.sheet(request.parameter("id"), action, t: t), for: request, by: sequencer)
             }
         }
         router.post("/api/v1/sheets/{id}/choose") { request in
             var fields = try Fields(try request.json())
-            let t = try Self.time(&fields)
+            let t = try fields.time()
             guard let option = fields.raw("option") else {
                 throw ButtonsError.invalid("option", "option (an option id or index) is required")
             }

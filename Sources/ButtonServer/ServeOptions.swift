@@ -3,6 +3,7 @@ import FoundationEssentials
 import Platform
 import Dispatch
 import MicroHTTP
+import Logging
 
 /// Everything `buttond serve` can be told, from flags or their `BUTTOND_*` environment variables.
 public struct ServeOptions: Sendable {
@@ -65,6 +66,9 @@ public struct ServeOptions: Sendable {
         !text.isEmpty && text.utf8.count <= 64
             && !text.unicodeScalars.contains { "/+#".unicodeScalars.contains($0) || $0.value < 0x21 || $0.value == 0x7F }
     }
+
+    /// The name in MQTT topics: `--instance`, else the host name if it can be a topic level.
+    var mqttInstance: String { instance ?? Self.hostName().flatMap { Self.isTopicLevel($0) ? $0 : nil } ?? "buttond" }
 
     /// Whether the server speaks HTTPS.
     public var usesTLS: Bool { tlsCert != nil || tlsSelfSigned }

@@ -1,5 +1,6 @@
 import ButtonServer
 import MicroHTTP
+import Logging
 
 /// `buttond serve`'s flags and their `BUTTOND_*` environment variables, read into the
 /// server's `ServeOptions`.

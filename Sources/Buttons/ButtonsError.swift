@@ -62,4 +62,27 @@ package struct ButtonsError: Error, Sendable, Equatable {
     package static func unavailable(_ message: String, retryAfter: Int) -> ButtonsError {
         ButtonsError(.unavailable, code: "unavailable", message: message, retryAfter: retryAfter)
     }
+
+    /// The status SPEC.md §3 gives this refusal: what an HTTP client is answered, and the
+    /// `status` of a refused MQTT command on `<base>/error`.
+    package var status: Int {
+        switch kind {
+        case .malformed: 400
+        case .unauthorized: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .conflict: 409
+        case .invalid: 422
+        case .unavailable: 503
+        }
+    }
+
+    /// SPEC.md §3's error body, `{"error": {"code", "message", …details}}`: an HTTP answer's,
+    /// and what MQTT's `<base>/error` carries.
+    package var body: JSONValue {
+        var error = details
+        error["code"] = .string(code)
+        error["message"] = .string(message)
+        return ["error": .object(error)]
+    }
 }

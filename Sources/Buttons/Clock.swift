@@ -1,3 +1,5 @@
+import Platform
+
 /// The server's wall clock in milliseconds since the epoch: one value handed to everything
 /// that needs the time, so tests can run on a clock of their own.
 package struct Clock: Sendable {

@@ -25,16 +25,6 @@ func freeOSCPort() -> Int {
     }
 }
 
-/// Polls `condition` every 20 ms for at most `seconds`.
-func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-    return true
-}
-
 /// `oscdump -L URL`: what it printed, one line per message without its time tag
 /// (`/cue/a/start isf 0 "show" 1.500000`).
 final class OSCDump: @unchecked Sendable {  // `process` and `path` are set once

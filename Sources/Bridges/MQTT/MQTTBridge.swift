@@ -5,13 +5,14 @@ import Delivery
 import Dispatch
 import Platform
 import JSON
+import Logging
 import MQTT
 import ThreadSupport
 
 /// buttond on an MQTT broker (SPEC §9): events out through the delivery log (handler
 /// `mqtt`), retained state and availability, Home Assistant discovery that follows the
 /// registry, and, with `--mqtt-commands`, commands in through the sequencer.
-final class MQTTBridge: CommitObserver {
+package final class MQTTBridge: CommitObserver {
     let client: MQTTClient
     /// `<prefix>/<instance>`.
     let base: String
@@ -41,28 +42,61 @@ final class MQTTBridge: CommitObserver {
     /// Look changes from commands, one at a time, off the network thread.
     private let looks = DispatchQueue(label: "buttond.mqtt.looks")
 
-    init(options: ServeOptions, registry: Registry, dispatcher: Dispatcher, logger: Logger) throws(MQTTError) {
-        let instance = options.instance ?? Self.hostName()
-        var client = try MQTTClient.Options.parse(url: options.mqttURL ?? "", clientID: "buttond-" + instance)
-        if let password = options.mqttPassword { client.password = password }
-        if let ca = options.mqttCA { client.caFile = ca }
-        base = "\(options.mqttPrefix)/\(instance)"
+    /// buttond's version, told to Home Assistant as the instance device's `sw_version`.
+    let version: String
+
+    /// What the bridge is told of the broker and of Home Assistant; `ButtonServer` makes it
+    /// from `serve`'s flags.
+    package struct Configuration: Sendable {
+        /// `mqtt://[user[:pass]@]host[:port]` or `mqtts://…`.
+        package var url: String
+        /// Instead of one in the URL.
+        package var password: String?
+        package var caFile: String?
+        /// Topics are `<prefix>/<instance>/…`; the instance also names the client.
+        package var prefix: String
+        package var instance: String
+        /// Commands in (`…/set` topics), and Home Assistant entities that send them.
+        package var commands: Bool
+        /// Home Assistant discovery, under `discoveryPrefix`.
+        package var discovery: Bool
+        package var discoveryPrefix: String
+        package var version: String
+
+        package init(
+            url: String, password: String?, caFile: String?, prefix: String, instance: String, commands: Bool, discovery: Bool,
+            discoveryPrefix: String, version: String
+        ) {
+            (self.url, self.password, self.caFile, self.prefix, self.instance) = (url, password, caFile, prefix, instance)
+            (self.commands, self.discovery, self.discoveryPrefix, self.version) = (commands, discovery, discoveryPrefix, version)
+        }
+    }
+
+    package init(configuration: Configuration, registry: Registry, dispatcher: Dispatcher, logger: Logger) throws(MQTTError) {
+        let instance = configuration.instance
+        var client = try MQTTClient.Options.parse(url: configuration.url, clientID: "buttond-" + instance)
+        if let password = configuration.password { client.password = password }
+        if let ca = configuration.caFile { client.caFile = ca }
+        base = "\(configuration.prefix)/\(instance)"
         client.will = MQTTClient.Message(topic: "\(base)/status", payload: Array("offline".utf8), qos: 1, retain: true)
         self.client = MQTTClient(options: client)
         self.instance = instance
-        url = MQTTBridge.redacted(options.mqttURL ?? "")
+        url = MQTTBridge.redacted(configuration.url)
         discoveryBox =
-            options.haDiscovery
-            ? Locked(HomeAssistantDiscovery(prefix: options.haDiscoveryPrefix, base: base, instance: instance, commands: options.mqttCommands))
+            configuration.discovery
+            ? Locked(
+                HomeAssistantDiscovery(
+                    prefix: configuration.discoveryPrefix, base: base, instance: instance, commands: configuration.commands))
             : nil
-        acceptsCommands = options.mqttCommands
+        acceptsCommands = configuration.commands
+        version = configuration.version
         self.registry = registry
         self.dispatcher = dispatcher
         self.logger = logger
     }
 
     /// Connects (in the background; it keeps trying) and starts following the registry.
-    func start(sequencer: Sequencer, retryScale: Double, panelURL: String) {
+    package func start(sequencer: Sequencer, retryScale: Double, panelURL: String) {
         discoveryBox?.withLock { $0.configurationURL = panelURL }
         dispatcher.setSender(
             MQTTEventSender(client: client, base: base), id: MQTTEventSender.handlerID,
@@ -79,7 +113,7 @@ final class MQTTBridge: CommitObserver {
     }
 
     /// Says `offline` (retained) and disconnects.
-    func stop() {
+    package func stop() {
         client.stop(final: MQTTClient.Message(topic: "\(base)/status", payload: Array("offline".utf8), qos: 1, retain: true))
     }
 
@@ -110,7 +144,7 @@ final class MQTTBridge: CommitObserver {
     /// Every discovery config: the instance's, each button's and each sheet's.
     private func publishAll() {
         guard let discovery else { return }
-        publish([discovery.instanceConfig(version: BuildInfo.version)], owner: "instance")
+        publish([discovery.instanceConfig(version: version)], owner: "instance")
         for slot in registry.buttonSlots() { publishDiscovery(slot.locked { slot.definition }) }
         for slot in registry.sheetSlots { publishDiscovery(slot.locked { slot.definition }) }
     }
@@ -179,7 +213,7 @@ final class MQTTBridge: CommitObserver {
         if cleared { logger.log(.info, "mqtt cleared a retained topic of a button or sheet that is gone", ["topic": topic]) }
     }
 
-    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
+    package func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
         for state in states {
             guard let slot = try? registry.button(state.id) else { continue }
             publishState(slot)
@@ -319,16 +353,16 @@ final class MQTTBridge: CommitObserver {
 
     /// A refused command, on `<base>/error`, as the HTTP API would have said it.
     private func refused(_ error: ButtonsError, topic: String) {
-        guard case .object(var body) = error.httpError.body else { return }
+        guard case .object(var body) = error.body else { return }
         body["topic"] = .string(topic)
-        body["status"] = .int(Int64(error.httpError.status))
+        body["status"] = .int(Int64(error.status))
         client.send(.init(topic: "\(base)/error", payload: JSONWriter.encode(.object(body)), qos: 1, retain: false))
     }
 
     // MARK: Reporting
 
     /// `GET /api/v1/mqtt`.
-    var status: JSONValue {
+    package var status: JSONValue {
         let counters = client.counters
         var object: [String: JSONValue] = [
             "enabled": true, "url": .string(url), "instance": .string(instance), "topics": .string(base),
@@ -341,7 +375,7 @@ final class MQTTBridge: CommitObserver {
         return .object(object)
     }
 
-    var metrics: MQTTMetrics {
+    package var metrics: MQTTMetrics {
         let counters = client.counters
         return MQTTMetrics(
             connected: client.connection == .connected, published: counters.published, acknowledged: counters.acknowledged,
@@ -355,9 +389,12 @@ final class MQTTBridge: CommitObserver {
         else { return url }
         return String(parts[0][..<colon]) + ":***@" + parts[1]
     }
+}
 
-    /// The instance name when none is given: the host name, if it can be a topic level.
-    static func hostName() -> String {
-        ServeOptions.hostName().flatMap { ServeOptions.isTopicLevel($0) ? $0 : nil } ?? "buttond"
-    }
+/// What `/metrics` tells of the broker connection.
+package struct MQTTMetrics {
+    package var connected: Bool
+    package var published: Int
+    package var acknowledged: Int
+    package var reconnects: Int
 }

@@ -8,22 +8,22 @@ import MQTT
 /// `<base>/button/<id>/event` (sheets: `…/sheet/<id>/event`), QoS 1, in order, and a gesture's
 /// `{"event_type": …}` to `<base>/button/<id>/gesture` for Home Assistant's event entity. A
 /// delivery is done when the broker acknowledged it; with the broker away it waits, in order.
-struct MQTTEventSender: BlockingDeliverySender {
+package struct MQTTEventSender: BlockingDeliverySender {
     /// The handler id of the MQTT deliveries.
-    static let handlerID = "mqtt"
+    package static let handlerID = "mqtt"
 
     let client: MQTTClient
     let base: String
-    let kind = "mqtt"
-    let destination = "sender:mqtt"
-    let batchLimit = 256
+    package let kind = "mqtt"
+    package let destination = "sender:mqtt"
+    package let batchLimit = 256
     /// Seconds to wait for the broker's acknowledgement.
     var timeout = 5.0
 
-    var isReady: Bool { client.isConnected }  // asked under the dispatcher's lock: never waits
+    package var isReady: Bool { client.isConnected }  // asked under the dispatcher's lock: never waits
 
     /// Waits for the broker's acknowledgements.
-    func sendWaiting(_ rows: [DeliveryRow]) -> [AttemptResult] {
+    package func sendWaiting(_ rows: [DeliveryRow]) -> [AttemptResult] {
         let messages = rows.map { row in
             let event = row.event
             return MQTTClient.Message(topic: "\(base)/\(event.source.kind)/\(event.source.id)/event", payload: event.json, qos: 1, retain: false)

@@ -1,7 +1,4 @@
-import Buttons
-import FoundationEssentials
 import Platform
-import Dispatch
 
 /// One line per record on stderr, as logfmt or JSON lines. Never given a secret or a token.
 public struct Logger: Sendable {

@@ -6,12 +6,12 @@ import MicroHTTP
 /// `--tls-cert` and `--tls-key` read and checked before the server starts, so that a wrong,
 /// missing, mismatched or unreadable file is a message naming that file, not a server that
 /// refuses every handshake.
-enum TLSFiles {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package enum TLSFiles {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    static func load(certificate: String, key: String, password: String?) throws(Failure) -> ServerConfiguration.TLSCredentials {
+    package static func load(certificate: String, key: String, password: String?) throws(Failure) -> ServerConfiguration.TLSCredentials {
         let certificatePEM = try read(certificate, what: "--tls-cert")
         let keyPEM = try read(key, what: "--tls-key")
         guard let x509 = parse(certificatePEM, { PEM_read_bio_X509($0, nil, nil, nil) }) else {

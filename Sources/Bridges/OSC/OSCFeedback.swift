@@ -9,8 +9,8 @@ import Synchronization
 /// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s` after a commit
 /// or a look change, and `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`)
 /// for each control event. Sent off the sequencer thread, in commit order.
-final class OSCFeedback: CommitObserver, Sendable {
-    let targets: [OSCClient.Destination]
+package final class OSCFeedback: CommitObserver, Sendable {
+    package let targets: [OSCClient.Destination]
     let registry: Registry
     private let queue = DispatchQueue(label: "buttond.osc.feedback")
     private let sentCount = Atomic<Int>(0)
@@ -22,9 +22,9 @@ final class OSCFeedback: CommitObserver, Sendable {
     }
 
     /// The `--osc-feedback` targets, or why one is not an OSC URL.
-    static func parse(_ options: ServeOptions, registry: Registry) throws(ButtonServerApp.StartError) -> OSCFeedback {
+    package static func parse(_ urls: [String], registry: Registry) throws(BridgeError) -> OSCFeedback {
         var targets: [OSCClient.Destination] = []
-        for url in options.oscFeedback {
+        for url in urls {
             guard let target = OSCClient.Destination(url: url) else {
                 throw .init(description: "--osc-feedback must be osc.udp://HOST:PORT or osc.tcp://HOST:PORT, not '\(url)'")
             }
@@ -36,7 +36,7 @@ final class OSCFeedback: CommitObserver, Sendable {
     var sent: Int { sentCount.load(ordering: .relaxed) }
     var failed: Int { failedCount.load(ordering: .relaxed) }
 
-    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
+    package func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
         guard !targets.isEmpty else { return }
         var messages: [OSCMessage] = []
         for state in states {

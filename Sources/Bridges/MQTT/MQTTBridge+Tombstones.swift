@@ -1,6 +1,7 @@
 import Buttons
 import Dispatch
 import JSON
+import Logging
 import Platform
 
 /// A button or sheet deleted while Home Assistant was away leaves no orphan device (SPEC §9):

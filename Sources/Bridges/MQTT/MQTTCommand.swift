@@ -1,7 +1,6 @@
 import ButtonEngine
 import Buttons
 import JSON
-import MicroHTTP
 
 /// A command published to `<base>/button/<id>/set` or `<base>/sheet/<id>/set` (SPEC §9), as
 /// the sequencer command the HTTP API would make of it: the same validation, the same order.
@@ -25,7 +24,9 @@ enum MQTTCommand {
         guard payload.count <= maxPayload else {
             throw ButtonsError.invalid("payload", "a command is at most \(maxPayload / 1024) KiB, as an HTTP body is")
         }
-        let text = String(decoding: payload, as: UTF8.self).trimmed()
+        var text = Substring(String(decoding: payload, as: UTF8.self))
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
         let json: JSONValue?
         if text.hasPrefix("{") {
             do { json = try JSONParser.parse(Array(text.utf8)) } catch { throw ButtonsError.badRequest(error.description) }
@@ -33,8 +34,8 @@ enum MQTTCommand {
             json = nil
         }
         switch levels[0] {
-        case "button": return try button(id, word: json == nil ? text : nil, json: json, registry: registry)
-        case "sheet": return .command(try sheet(id, word: json == nil ? text : nil, json: json, registry: registry))
+        case "button": return try button(id, word: json == nil ? String(text) : nil, json: json, registry: registry)
+        case "sheet": return .command(try sheet(id, word: json == nil ? String(text) : nil, json: json, registry: registry))
         default: throw ButtonsError.invalid("topic", "commands go to \(base)/button/<id>/set or \(base)/sheet/<id>/set")
         }
     }
@@ -62,7 +63,7 @@ enum MQTTCommand {
         guard let kind = try fields.choice("type", InputKind.self) else {
             throw ButtonsError.invalid("type", "a JSON command has type (down, move, up, cancel), face, or status/color/size")
         }
-        let input = try API.input(kind, &fields)
+        let input = try fields.input(kind)
         try fields.finish()
         return .command(.input(button: id, input))
     }

@@ -3,6 +3,7 @@ import ButtonStore
 import Buttons
 import Dispatch
 import JSON
+import Logging
 import OSC
 import Synchronization
 import ThreadSupport
@@ -13,35 +14,51 @@ import ThreadSupport
 ///
 /// Made after the sequencer (it submits to it); the feedback, which the sequencer tells of
 /// every commit, is made before it (`OSCFeedback.parse`) and handed in.
-final class OSCBridge: Sendable {
-    let server: OSCServer?
+package final class OSCBridge: Sendable {
+    package let server: OSCServer?
     let feedback: OSCFeedback
     let registry: Registry
     let logger: Logger
     private let input: OSCInput
     /// At most this many OSC messages wait for the sequencer at once (`OSCInFlight`).
-    static let maxInFlight = 1024
+    package static let maxInFlight = 1024
+
+    /// Where OSC comes in; `ButtonServer` makes it from `serve`'s flags.
+    package struct Configuration: Sendable {
+        /// The address the port is bound on (`--host`).
+        package var host: String
+        /// `--osc-port`, UDP and TCP; nil: no OSC in.
+        package var port: Int?
+        /// `--osc-allow`: senders' CIDRs or addresses; nil: loopback only.
+        package var allow: [String]?
+
+        package init(host: String, port: Int?, allow: [String]?) {
+            self.host = host
+            self.port = port
+            self.allow = allow
+        }
+    }
 
     /// Binds the port (with `--osc-port`) and reads the allow-list.
-    init(
-        options: ServeOptions, registry: Registry, sequencer: Sequencer, feedback: OSCFeedback, logger: Logger
-    ) throws(ButtonServerApp.StartError) {
+    package init(
+        configuration: Configuration, registry: Registry, sequencer: Sequencer, feedback: OSCFeedback, logger: Logger
+    ) throws(BridgeError) {
         self.registry = registry
         self.logger = logger
         self.feedback = feedback
         let input = OSCInput(sequencer: sequencer, logger: logger)
         self.input = input
-        guard let port = options.oscPort else {
+        guard let port = configuration.port else {
             server = nil
             return
         }
         let allow: OSCAllowList
-        switch OSCAllowList.parse(options.oscAllow ?? OSCAllowList.loopback) {
+        switch OSCAllowList.parse(configuration.allow ?? OSCAllowList.loopback) {
         case .success(let list): allow = list
         case .failure(let bad): throw .init(description: "--osc-allow takes CIDRs (10.0.0.0/8, ::1/128) or addresses, not '\(bad.item)'")
         }
         do {
-            server = try OSCServer(host: options.host, port: port, allow: { allow.allows($0.address) }) { messages, peer, reply in
+            server = try OSCServer(host: configuration.host, port: port, allow: { allow.allows($0.address) }) { messages, peer, reply in
                 input.received(messages, from: peer, reply: reply)
             }
         } catch {
@@ -50,21 +67,21 @@ final class OSCBridge: Sendable {
     }
 
     /// Whether there is anything to do: a port, or feedback targets.
-    var isEnabled: Bool { server != nil || !feedback.targets.isEmpty }
+    package var isEnabled: Bool { server != nil || !feedback.targets.isEmpty }
 
-    func start() {
+    package func start() {
         registry.onChange { [feedback] change in feedback.registryChanged(change) }
         guard let server else { return }
         server.start()
         logger.log(.info, "osc listening", ["port": String(server.port)], force: true)
     }
 
-    func stop() {
+    package func stop() {
         input.inFlight.close()
         server?.stop()
     }
 
-    var metrics: OSCMetrics {
+    package var metrics: OSCMetrics {
         let counters = server?.counters ?? OSCServer.Counters()
         return OSCMetrics(
             messagesIn: counters.messages, refused: input.refused, droppedSenders: counters.refusedPeers,
@@ -114,7 +131,7 @@ private final class OSCInput: Sendable {
 }
 
 /// What `/metrics` tells of OSC (handler deliveries are in `buttond_deliveries_total{kind="osc"}`).
-struct OSCMetrics {
+package struct OSCMetrics {
     var messagesIn: Int
     var refused: Int
     var droppedSenders: Int
@@ -123,7 +140,7 @@ struct OSCMetrics {
     var feedbackFailed: Int
     var readerWaits: Int
 
-    func render(into text: inout String) {
+    package func render(into text: inout String) {
         text += "# HELP buttond_osc_messages_in_total OSC messages received from allowed senders.\n# TYPE buttond_osc_messages_in_total counter\n"
         text += "buttond_osc_messages_in_total \(messagesIn)\n"
         text += "# HELP buttond_osc_refused_total OSC messages refused (answered on /buttond/error).\n# TYPE buttond_osc_refused_total counter\n"

@@ -71,7 +71,7 @@ enum OSCCommand {
         switch message.arguments.count {
         case 0: return nil
         case 1:
-            guard let t = message.arguments[0].integer, (0...API.maxT).contains(t) else {
+            guard let t = message.arguments[0].integer, (0...Fields.maxT).contains(t) else {
                 throw ButtonsError.invalid("t", "\(message.address) takes at most one integer t (ms since the epoch, h or i)")
             }
             return t

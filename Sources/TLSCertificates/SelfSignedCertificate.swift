@@ -7,17 +7,17 @@ import Platform
 /// machine's names and the addresses it listens on, kept in the data directory and used again
 /// on later starts (a phone that trusted it keeps trusting it), made anew only when it is
 /// missing or within 30 days of its end.
-enum SelfSignedCertificate {
-    struct Files {
-        var certificate: String
-        var key: String
-        var fingerprint: String
-        var made: Bool
+package enum SelfSignedCertificate {
+    package struct Files {
+        package var certificate: String
+        package var key: String
+        package var fingerprint: String
+        package var made: Bool
     }
 
-    static let validDays = 825
+    package static let validDays = 825
 
-    static func ensure(dataDir: String, host: String) throws(TLSFiles.Failure) -> Files {
+    package static func ensure(dataDir: String, host: String) throws(TLSFiles.Failure) -> Files {
         let dir = dataDir + "/tls"
         let certificate = dir + "/self-signed-cert.pem"
         let key = dir + "/self-signed-key.pem"
@@ -50,7 +50,7 @@ enum SelfSignedCertificate {
 
     /// `DNS:localhost,DNS:<host name>,IP:127.0.0.1,IP:::1,…` and the listening address (every
     /// interface's for a wildcard bind), so a phone on the LAN can reach it by address too.
-    static func subjectAltNames(host: String) -> String {
+    package static func subjectAltNames(host: String) -> String {
         var dns = ["localhost"]
         var name = [CChar](repeating: 0, count: 256)
         if gethostname(&name, name.count) == 0 {

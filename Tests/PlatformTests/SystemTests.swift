@@ -1,0 +1,66 @@
+import Foundation
+import Platform
+import Testing
+
+/// The OS calls behind Swift names: the clocks go the way time goes, a whole buffer is
+/// written however the kernel splits it, and a timestamp reads as the ISO-8601 a client parses.
+@Suite struct SystemTests {
+    @Test func theMonotonicClockNeverGoesBackAndCountsSleeps() {
+        let start = SystemClock.monotonicMilliseconds()
+        let startSeconds = SystemClock.monotonicSeconds()
+        usleep(50_000)
+        let elapsed = SystemClock.monotonicMilliseconds() - start
+        #expect(elapsed >= 50 && elapsed < 5_000, "\(elapsed) ms")
+        #expect(SystemClock.monotonicSeconds() - startSeconds >= 0.05)
+    }
+
+    @Test func theWallClockIsNowSinceTheEpoch() {
+        let foundation = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(abs(SystemClock.wallMilliseconds() - foundation) < 1_000)
+        #expect(abs(SystemClock.preciseWallMilliseconds() - Double(foundation)) < 1_000)
+        #expect(abs(Timestamp.now() - foundation) < 1_000)
+    }
+
+    /// More than a pipe holds (64 KiB on Linux): the writer must go on after short writes.
+    @Test func aWholeBufferIsWrittenPastWhatAPipeHoldsAtOnce() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        let bytes = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let input = fds[1]
+        let writer = Thread {
+            writeAll(input, bytes)
+            close(input)
+        }
+        writer.start()
+        var read: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fds[0], $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            read += buffer[0..<n]
+        }
+        close(fds[0])
+        #expect(read == bytes)
+    }
+
+    @Test func aClosedDescriptorIsGivenUpQuietly() {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        close(fds[0])
+        signal(SIGPIPE, SIG_IGN)
+        writeAll(fds[1], [1, 2, 3])  // returns (EPIPE) rather than spinning
+        close(fds[1])
+    }
+
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000Z"),
+        (1_700_000_000_123, "2023-11-14T22:13:20.123Z"),
+        (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+        (-1, "1969-12-31T23:59:59.999Z"),
+    ])
+    func aTimestampIsISO8601InUTC(milliseconds: Int64, text: String) {
+        #expect(Timestamp.iso8601(milliseconds: milliseconds) == text)
+        #expect(Timestamp.iso8601Bytes(milliseconds: milliseconds) == Array(text.utf8))
+    }
+}
