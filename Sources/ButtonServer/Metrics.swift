@@ -1,3 +1,4 @@
+import Logging
 import ThreadSupport
 import ButtonStore
 import Buttons
@@ -101,66 +102,49 @@ final class Metrics: CommitObserver {
             .replacing("\n", with: "\\n")
     }
 
-    private static func histogram(_ name: String, _ h: Histogram, into text: inout String) {
-        var cumulative: UInt64 = 0
-        for (bound, count) in zip(Histogram.bounds, h.buckets) {
-            cumulative += count
-            text += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
-        }
-        text += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
+    private static func histogram(_ name: String, _ help: String, _ h: Histogram, into text: inout MetricsText) {
+        text.histogram(name, help, bounds: Histogram.bounds, buckets: h.buckets, sum: h.sum, count: h.count)
     }
 
     func render(outboxDepth: Int, droppedDeliveries: Int, openStreams: Int, buttons: Int, mqtt: MQTTMetrics? = nil, osc: OSCMetrics? = nil) -> String {
         let s = state.withLock { $0 }
-        var text = ""
-        text += "# HELP buttond_http_requests_total HTTP requests by route, method and status.\n# TYPE buttond_http_requests_total counter\n"
+        var text = MetricsText()
         let requests = s.requests.sorted { a, b in
             (a.key.route, a.key.method, a.key.status) < (b.key.route, b.key.method, b.key.status)
         }
-        for (key, value) in requests {
-            text += "buttond_http_requests_total{route=\"\(Self.escape(key.route))\",method=\"\(key.method)\",status=\"\(key.status)\"} \(value)\n"
-        }
-        text += "# HELP buttond_http_requests_by_role_total HTTP requests by the role of the token presented.\n"
-        text += "# TYPE buttond_http_requests_by_role_total counter\n"
-        for (role, value) in s.requestsByRole.sorted(by: { $0.key < $1.key }) {
-            text += "buttond_http_requests_by_role_total{role=\"\(role)\"} \(value)\n"
-        }
-        text += "# HELP buttond_http_request_duration_seconds Time to answer a request.\n# TYPE buttond_http_request_duration_seconds histogram\n"
-        Self.histogram("buttond_http_request_duration_seconds", s.requestDuration, into: &text)
-        text += "# HELP buttond_control_events_total Control events emitted, by type.\n# TYPE buttond_control_events_total counter\n"
-        for (type, value) in s.events.sorted(by: { $0.key < $1.key }) { text += "buttond_control_events_total{type=\"\(type)\"} \(value)\n" }
-        text += "# HELP buttond_inputs_rejected_total Inputs refused, by reason.\n# TYPE buttond_inputs_rejected_total counter\n"
-        for (reason, value) in s.rejected.sorted(by: { $0.key < $1.key }) { text += "buttond_inputs_rejected_total{reason=\"\(reason)\"} \(value)\n" }
-        text += "# HELP buttond_deliveries_total Delivery attempts by handler kind and outcome.\n# TYPE buttond_deliveries_total counter\n"
-        for (key, value) in s.deliveries.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "\u{0}").map(String.init)
-            text += "buttond_deliveries_total{kind=\"\(parts[0])\",outcome=\"\(parts[1])\"} \(value)\n"
-        }
-        text += "# HELP buttond_delivery_duration_seconds Time one delivery attempt took.\n# TYPE buttond_delivery_duration_seconds histogram\n"
-        Self.histogram("buttond_delivery_duration_seconds", s.deliveryDuration, into: &text)
-        text += "# HELP buttond_log_commits_total SQLite transactions of the event log (one per sequencer batch).\n# TYPE buttond_log_commits_total counter\n"
-        text += "buttond_log_commits_total \(s.commits)\n"
-        text += "# HELP buttond_log_commit_calls_total Calls whose events those transactions carried.\n# TYPE buttond_log_commit_calls_total counter\n"
-        text += "buttond_log_commit_calls_total \(s.committedCalls)\n"
-        text += "# HELP buttond_outbox_depth Deliveries pending or in flight.\n# TYPE buttond_outbox_depth gauge\nbuttond_outbox_depth \(outboxDepth)\n"
-        text += "# HELP buttond_deliveries_dropped_total Unfinished deliveries dropped with their handler.\n"
-            + "# TYPE buttond_deliveries_dropped_total counter\nbuttond_deliveries_dropped_total \(droppedDeliveries)\n"
-        text += "# HELP buttond_sse_streams Open event streams.\n# TYPE buttond_sse_streams gauge\nbuttond_sse_streams \(openStreams)\n"
-        text += "# HELP buttond_buttons Buttons registered.\n# TYPE buttond_buttons gauge\nbuttond_buttons \(buttons)\n"
-        if let mqtt {
-            text += "# HELP buttond_mqtt_connected Whether the MQTT broker is connected (1) or not (0).\n# TYPE buttond_mqtt_connected gauge\n"
-            text += "buttond_mqtt_connected \(mqtt.connected ? 1 : 0)\n"
-            text += "# HELP buttond_mqtt_published_total Messages published to the broker.\n# TYPE buttond_mqtt_published_total counter\n"
-            text += "buttond_mqtt_published_total \(mqtt.published)\n"
-            text += "# HELP buttond_mqtt_acknowledged_total QoS 1 publishes the broker acknowledged.\n"
-                + "# TYPE buttond_mqtt_acknowledged_total counter\nbuttond_mqtt_acknowledged_total \(mqtt.acknowledged)\n"
-            text += "# HELP buttond_mqtt_reconnects_total Connections to the broker after the first.\n"
-                + "# TYPE buttond_mqtt_reconnects_total counter\nbuttond_mqtt_reconnects_total \(mqtt.reconnects)\n"
-        }
+        text.family(
+            "buttond_http_requests_total", .counter, "HTTP requests by route, method and status.",
+            samples: requests.map { key, value in
+                ("route=\"\(Self.escape(key.route))\",method=\"\(key.method)\",status=\"\(key.status)\"", "\(value)")
+            })
+        text.family(
+            "buttond_http_requests_by_role_total", .counter, "HTTP requests by the role of the token presented.",
+            samples: s.requestsByRole.sorted(by: { $0.key < $1.key }).map { ("role=\"\($0.key)\"", "\($0.value)") })
+        Self.histogram("buttond_http_request_duration_seconds", "Time to answer a request.", s.requestDuration, into: &text)
+        text.family(
+            "buttond_control_events_total", .counter, "Control events emitted, by type.",
+            samples: s.events.sorted(by: { $0.key < $1.key }).map { ("type=\"\($0.key)\"", "\($0.value)") })
+        text.family(
+            "buttond_inputs_rejected_total", .counter, "Inputs refused, by reason.",
+            samples: s.rejected.sorted(by: { $0.key < $1.key }).map { ("reason=\"\($0.key)\"", "\($0.value)") })
+        text.family(
+            "buttond_deliveries_total", .counter, "Delivery attempts by handler kind and outcome.",
+            samples: s.deliveries.sorted(by: { $0.key < $1.key }).map { key, value in
+                let parts = key.split(separator: "\u{0}").map(String.init)
+                return ("kind=\"\(parts[0])\",outcome=\"\(parts[1])\"", "\(value)")
+            })
+        Self.histogram("buttond_delivery_duration_seconds", "Time one delivery attempt took.", s.deliveryDuration, into: &text)
+        text.family(
+            "buttond_log_commits_total", .counter, "SQLite transactions of the event log (one per sequencer batch).", s.commits)
+        text.family("buttond_log_commit_calls_total", .counter, "Calls whose events those transactions carried.", s.committedCalls)
+        text.family("buttond_outbox_depth", .gauge, "Deliveries pending or in flight.", outboxDepth)
+        text.family("buttond_deliveries_dropped_total", .counter, "Unfinished deliveries dropped with their handler.", droppedDeliveries)
+        text.family("buttond_sse_streams", .gauge, "Open event streams.", openStreams)
+        text.family("buttond_buttons", .gauge, "Buttons registered.", buttons)
+        mqtt?.render(into: &text)
         osc?.render(into: &text)
-        text += "# HELP buttond_process_start_time_seconds When the process started (Unix time).\n# TYPE buttond_process_start_time_seconds gauge\n"
-        text += "buttond_process_start_time_seconds \(startTime)\n"
-        return text
+        text.family("buttond_process_start_time_seconds", .gauge, "When the process started (Unix time).", startTime)
+        return text.text
     }
 }
 

@@ -397,4 +397,11 @@ package struct MQTTMetrics {
     package var published: Int
     package var acknowledged: Int
     package var reconnects: Int
+
+    package func render(into text: inout MetricsText) {
+        text.family("buttond_mqtt_connected", .gauge, "Whether the MQTT broker is connected (1) or not (0).", connected ? 1 : 0)
+        text.family("buttond_mqtt_published_total", .counter, "Messages published to the broker.", published)
+        text.family("buttond_mqtt_acknowledged_total", .counter, "QoS 1 publishes the broker acknowledged.", acknowledged)
+        text.family("buttond_mqtt_reconnects_total", .counter, "Connections to the broker after the first.", reconnects)
+    }
 }

@@ -140,16 +140,17 @@ package struct OSCMetrics {
     var feedbackFailed: Int
     var readerWaits: Int
 
-    package func render(into text: inout String) {
-        text += "# HELP buttond_osc_messages_in_total OSC messages received from allowed senders.\n# TYPE buttond_osc_messages_in_total counter\n"
-        text += "buttond_osc_messages_in_total \(messagesIn)\n"
-        text += "# HELP buttond_osc_refused_total OSC messages refused (answered on /buttond/error).\n# TYPE buttond_osc_refused_total counter\n"
-        text += "buttond_osc_refused_total \(refused)\n"
-        text += "# HELP buttond_osc_dropped_total OSC packets dropped, by reason.\n# TYPE buttond_osc_dropped_total counter\n"
-        text += "buttond_osc_dropped_total{reason=\"sender\"} \(droppedSenders)\nbuttond_osc_dropped_total{reason=\"malformed\"} \(droppedMalformed)\n"
-        text += "# HELP buttond_osc_messages_out_total OSC feedback messages sent, by outcome.\n# TYPE buttond_osc_messages_out_total counter\n"
-        text += "buttond_osc_messages_out_total{outcome=\"ok\"} \(feedbackSent)\nbuttond_osc_messages_out_total{outcome=\"failed\"} \(feedbackFailed)\n"
-        text += "# HELP buttond_osc_reader_waits_total Times OSC input waited for the sequencer (\(OSCBridge.maxInFlight) messages unanswered).\n# TYPE buttond_osc_reader_waits_total counter\n"
-        text += "buttond_osc_reader_waits_total \(readerWaits)\n"
+    package func render(into text: inout MetricsText) {
+        text.family("buttond_osc_messages_in_total", .counter, "OSC messages received from allowed senders.", messagesIn)
+        text.family("buttond_osc_refused_total", .counter, "OSC messages refused (answered on /buttond/error).", refused)
+        text.family(
+            "buttond_osc_dropped_total", .counter, "OSC packets dropped, by reason.",
+            samples: [("reason=\"sender\"", "\(droppedSenders)"), ("reason=\"malformed\"", "\(droppedMalformed)")])
+        text.family(
+            "buttond_osc_messages_out_total", .counter, "OSC feedback messages sent, by outcome.",
+            samples: [("outcome=\"ok\"", "\(feedbackSent)"), ("outcome=\"failed\"", "\(feedbackFailed)")])
+        text.family(
+            "buttond_osc_reader_waits_total", .counter,
+            "Times OSC input waited for the sequencer (\(OSCBridge.maxInFlight) messages unanswered).", readerWaits)
     }
 }
