@@ -109,7 +109,7 @@ extension ButtonServerApp {
                 guard let slot = try? registry.sheet(id) else { return EventLabels() }
                 return slot.locked {
                     let option = slot.definition.options.first { $0.id == event.data.option }?.label
-                    return EventLabels(label: slot.definition.title, option: option)
+                    return EventLabels(label: slot.definition.label, option: option)
                 }
             }
         }

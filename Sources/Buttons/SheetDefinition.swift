@@ -9,7 +9,9 @@ package struct SheetDefinition: Sendable, Equatable {
     }
 
     package var id: String
-    package var title: String
+    /// What it is called, as a button's `label` is: one word inside buttond (the `{label}`
+    /// placeholder, Home Assistant's device name); the API's member is `title` (SPEC §4).
+    package var label: String
     package var options: [Option]
     package var cancelLabel: String = "Cancel"
     /// Where the panel places it, as a button's (SPEC §7); `group` also scopes named tokens.
@@ -21,7 +23,7 @@ package struct SheetDefinition: Sendable, Equatable {
     package static func create(from json: JSONValue) throws(ButtonsError) -> SheetDefinition {
         var fields = try Fields(json)
         guard let id = try fields.name("id") else { throw ButtonsError.invalid("id", "id is required") }
-        var sheet = SheetDefinition(id: id, title: id, options: [])
+        var sheet = SheetDefinition(id: id, label: id, options: [])
         try sheet.apply(&fields, creating: true)
         return sheet
     }
@@ -36,7 +38,7 @@ package struct SheetDefinition: Sendable, Equatable {
 
     private mutating func apply(_ fields: inout Fields, creating: Bool) throws(ButtonsError) {
         fields.ignore("state")
-        if let title = try fields.string("title", maxLength: 128) { self.title = title }
+        if let title = try fields.string("title", maxLength: 128) { label = title }
         if let cancel = try fields.string("cancelLabel", maxLength: 64) { cancelLabel = cancel }
         if fields.has("order") { order = try fields.int("order", in: -1_000_000_000...1_000_000_000) } else { fields.ignore("order") }
         if fields.has("group") { group = try fields.string("group", maxLength: 64) } else { fields.ignore("group") }
@@ -65,7 +67,7 @@ package struct SheetDefinition: Sendable, Equatable {
 
     package var json: JSONValue {
         var object: [String: JSONValue] = [
-            "id": .string(id), "title": .string(title), "cancelLabel": .string(cancelLabel),
+            "id": .string(id), "title": .string(label), "cancelLabel": .string(cancelLabel),
             "options": .array(
                 options.map { ["id": .string($0.id), "label": .string($0.label), "destructive": .bool($0.destructive)] }),
         ]

@@ -157,7 +157,7 @@ struct HomeAssistantDiscovery: Sendable {
         var config: [String: JSONValue] = [
             "name": .null, "unique_id": .string("\(node)_\(object)_\(commands ? "select" : "choice")"),
             "state_topic": .string("\(base)/sheet/\(sheet.id)/state"), "value_template": Self.template("label"),
-            "availability_topic": availability, "device": device("sheet:" + sheet.id, name: sheet.title, model: "action sheet"),
+            "availability_topic": availability, "device": device("sheet:" + sheet.id, name: sheet.label, model: "action sheet"),
         ]
         if commands {
             config["command_topic"] = .string("\(base)/sheet/\(sheet.id)/set")
