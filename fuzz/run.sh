@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${FUZZ_SECONDS:-30}
 OUT=.build/fuzz
 mkdir -p "$OUT" fuzz/corpus fuzz/artifacts
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -package-name buttond \
     Sources/JSON/JSONValue.swift Sources/JSON/JSONParser.swift Sources/JSON/JSONWriter.swift \
     Sources/ButtonEngine/*.swift fuzz/FuzzTarget.swift -o "$OUT/fuzz-buttond"
 # Seeds: a few valid documents.
@@ -19,7 +19,7 @@ printf '[{"button":"a","type":"down","t":1},{"button":"a","type":"up","t":20}]' 
 
 # The OSC input path (fuzz/osc/FuzzOSC.swift): OSC, ThreadSupport and Platform built as
 # modules with coverage, liblo linked; FUZZ_OSC_SECONDS (default 20).
-F=(-sanitize=fuzzer,address -parse-as-library -O -g -wmo)
+F=(-sanitize=fuzzer,address -parse-as-library -O -g -wmo -package-name buttond)
 swiftc "${F[@]}" -c -module-name Platform -emit-module -emit-module-path "$OUT/Platform.swiftmodule" \
     Sources/Platform/*.swift -o "$OUT/Platform.o"
 clang -fsanitize=fuzzer-no-link,address -O1 -c Sources/CProcessShims/process_shims.c \
