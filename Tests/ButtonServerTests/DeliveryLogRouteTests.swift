@@ -30,6 +30,14 @@ struct DeliveryLogRouteTests {
         }
     }
 
+    /// A server, a sink for its webhooks, and button `b` (one tap is a `single-tap` at once).
+    static func serverWithButton() throws -> (TestServer, Sink) {
+        let server = try Self.server()
+        let sink = try Sink()
+        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        return (server, sink)
+    }
+
     static func button(_ server: TestServer, _ json: String) throws {
         let reply = try server.createButton(json)
         #expect(reply.status == 201, "\(reply.text)")
@@ -93,9 +101,7 @@ struct DeliveryLogRouteTests {
     // MARK: 1. The log: ids, fields, order, paging, filters
 
     @Test func logListsNewestFirstWithEveryField() throws {
-        let server = try Self.server()
-        let sink = try Sink()
-        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        let (server, sink) = try Self.serverWithButton()
         let first = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok/1")))
         let second = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok/2")))
         var taps: [JSONValue] = []
@@ -138,9 +144,7 @@ struct DeliveryLogRouteTests {
     }
 
     @Test func beforePagesBackAndAFullPageCarriesNext() throws {
-        let server = try Self.server()
-        let sink = try Sink()
-        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        let (server, sink) = try Self.serverWithButton()
         let hid = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok")))
         for _ in 0..<7 { try Self.tap(server) }
         let all = try eventually(seconds: 60, { try Self.list(server, "handler=\(hid)") }, until: { $0.count == 7 && $0.allSatisfy { $0["status"] == "ok" } })
@@ -168,9 +172,7 @@ struct DeliveryLogRouteTests {
     }
 
     @Test func filtersAndRefusedQueries() throws {
-        let server = try Self.server()
-        let sink = try Sink()
-        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        let (server, sink) = try Self.serverWithButton()
         let good = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok")))
         let bad = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/status/400"), webhook: #", "maxAttempts": 1"#))
         for _ in 0..<2 { try Self.tap(server) }
@@ -252,15 +254,22 @@ struct DeliveryLogRouteTests {
         #expect((100...101).contains(kept.count), "\(kept.count) kept")
     }
 
-    /// A handler deleted while its attempt is in flight: the attempt ends after its delivery
-    /// is gone. The log must still keep exactly `deliveryRetention` finished deliveries.
-    @Test func retentionStaysExactAfterAHandlerIsDeletedMidAttempt() throws {
+    /// A server keeping 10 finished deliveries, with one attempt held in flight at the sink:
+    /// that of handler `gone` (returned) on button `gone`.
+    static func attemptInFlightOnButtonGone() throws -> (TestServer, Sink, String) {
         let server = try Self.server { $0.deliveryRetention = 10 }
         let sink = try Sink()
         try Self.button(server, #"{"id": "gone", "maxTaps": 1}"#)
         let gone = try Self.handler(server, sink, "buttons/gone", Self.hook(sink.url("/hold/g"), webhook: #", "timeoutMs": 30000"#))
         try Self.tap(server, "gone")
         #expect(sink.wait { $0.count == 1 }.count == 1)
+        return (server, sink, gone)
+    }
+
+    /// A handler deleted while its attempt is in flight: the attempt ends after its delivery
+    /// is gone. The log must still keep exactly `deliveryRetention` finished deliveries.
+    @Test func retentionStaysExactAfterAHandlerIsDeletedMidAttempt() throws {
+        let (server, sink, gone) = try Self.attemptInFlightOnButtonGone()
         #expect(try server.client.request("DELETE", "/api/v1/handlers/\(gone)").status == 204)
         sink.release("g")
         // The attempt has ended (and was handed to the log) once it is counted.
@@ -280,12 +289,7 @@ struct DeliveryLogRouteTests {
     /// The log is full (exactly `deliveryRetention` finished deliveries) when an attempt of a
     /// deleted handler ends: its delivery is gone, so nothing was added and nothing kept may go.
     @Test func aLateAttemptOfADeletedHandlerTrimsNothing() throws {
-        let server = try Self.server { $0.deliveryRetention = 10 }
-        let sink = try Sink()
-        try Self.button(server, #"{"id": "gone", "maxTaps": 1}"#)
-        let gone = try Self.handler(server, sink, "buttons/gone", Self.hook(sink.url("/hold/g"), webhook: #", "timeoutMs": 30000"#))
-        try Self.tap(server, "gone")
-        #expect(sink.wait { $0.count == 1 }.count == 1)
+        let (server, sink, gone) = try Self.attemptInFlightOnButtonGone()
 
         try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
         let hid = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok")))
@@ -310,9 +314,7 @@ struct DeliveryLogRouteTests {
     // MARK: 3. Deleting handlers and buttons
 
     @Test func deletingAHandlerDropsItsWholeLogAndItsPendingDeliveries() throws {
-        let server = try Self.server()
-        let sink = try Sink()
-        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        let (server, sink) = try Self.serverWithButton()
         let fine = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok")))
         let hung = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/hold/h"), webhook: #", "timeoutMs": 30000"#))
         for _ in 0..<3 { try Self.tap(server) }
@@ -393,9 +395,7 @@ struct DeliveryLogRouteTests {
     }
 
     @Test func deletingAButtonDropsItsHandlersLogs() throws {
-        let server = try Self.server()
-        let sink = try Sink()
-        try Self.button(server, #"{"id": "b", "maxTaps": 1}"#)
+        let (server, sink) = try Self.serverWithButton()
         try Self.button(server, #"{"id": "other", "maxTaps": 1}"#)
         let fine = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/ok")))
         let hung = try Self.handler(server, sink, "buttons/b", Self.hook(sink.url("/hold/b"), webhook: #", "timeoutMs": 30000"#))

@@ -142,6 +142,11 @@ final class Broker: @unchecked Sendable {  // used from the test's thread only
     /// A started client, connected, subscribed to `topic` (checked with a message of its own
     /// on a probe topic subscribed after it: the broker handles a connection's packets in
     /// order), collecting what it receives.
+    /// A client subscribed to `buttond/#` and one to publish with, both connected.
+    func subscriberAndPublisher() throws -> (subscriber: (client: MQTTClient, inbox: Inbox), publisher: (client: MQTTClient, inbox: Inbox)) {
+        (try connectedClient("sub", subscribe: "buttond/#"), try connectedClient("pub"))
+    }
+
     func connectedClient(
         _ name: String, subscribe topic: String? = nil, onConnect: @escaping @Sendable () -> Void = {}
     ) throws -> (client: MQTTClient, inbox: Inbox) {
@@ -210,4 +215,9 @@ func canConnect(port: Int) -> Bool {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
         }
     }
+}
+
+/// Stops each client without a final message.
+func stopAll(_ clients: MQTTClient...) {
+    for client in clients { client.stop(final: nil) }
 }

@@ -98,12 +98,8 @@ func refusesURL(_ url: String) {
 
 @Test func publishIsAcknowledgedAndDelivered() throws {
     let broker = try Broker()
-    let subscriber = try broker.connectedClient("sub", subscribe: "buttond/#")
-    let publisher = try broker.connectedClient("pub")
-    defer {
-        subscriber.client.stop(final: nil)
-        publisher.client.stop(final: nil)
-    }
+    let (subscriber, publisher) = try broker.subscriberAndPublisher()
+    defer { stopAll(subscriber.client, publisher.client) }
     let payload: [UInt8] = [0, 1, 2, 0xFF] + Array("{\"type\":\"tap\"}".utf8)
     let result = publisher.client.publish(Message(topic: "buttond/x/button/1/event", payload: payload), timeout: 5)
     #expect(result == .acknowledged)
@@ -289,12 +285,8 @@ func refusesURL(_ url: String) {
 /// libmosquitto and is delivered late (here, when a frozen broker thaws).
 @Test func timedOutPublishIsStillDeliveredLater() throws {
     let broker = try Broker()
-    let subscriber = try broker.connectedClient("sub", subscribe: "buttond/#")
-    let publisher = try broker.connectedClient("pub")
-    defer {
-        subscriber.client.stop(final: nil)
-        publisher.client.stop(final: nil)
-    }
+    let (subscriber, publisher) = try broker.subscriberAndPublisher()
+    defer { stopAll(subscriber.client, publisher.client) }
     broker.signal(SIGSTOP)
     let result = publisher.client.publish(Message(topic: "buttond/late", text: "slow"), timeout: 0.5)
     broker.signal(SIGCONT)
