@@ -50,11 +50,39 @@ class InputScenarios:
                            + ("; vs durable C: scenario 12's program, same wrk run" if c else ""))
             emitted = sum(v for k, v in metrics(srv.port).items() if k.startswith("buttond_control_events_total"))
             r["events_emitted"], r["presses"] = emitted, warm["requests"] + r["requests"]
+            for n in (1, 16):  # issue 25's figures: one button, and sixteen round robin
+                rn = wrk(srv.url(), self.d, env={"BENCH_BUTTONS": str(n)})
+                self.raw[f"s1_{n}"] = rn
+                self.row("1 press, no handlers", f"throughput, {n} button{'s' if n > 1 else ''}", rn["rps"], "req/s",
+                         self.base["rps"], rn["rps"] / self.base["rps"], "≥ 35 % of baseline",
+                         rn["rps"] / self.base["rps"] >= 0.35,
+                         durable=c["rps"] if c else None, durable_ratio=rn["rps"] / c["rps"] if c else None)
+                self.row("1 press, no handlers", f"p99 latency, {n} button{'s' if n > 1 else ''}", rn["p99_us"] / 1000,
+                         "ms", target="≤ 10 ms", ok=rn["p99_us"] / 1000 <= 10)
+                log(f"scenario 1, {n} buttons: {rn['rps']:.0f} req/s ({rn['rps'] / self.base['rps']:.1%} of baseline), "
+                    f"p99 {rn['p99_us'] / 1000:.2f} ms")
             log(f"scenario 1: {r['rps']:.0f} req/s ({ratio:.1%} of baseline"
                 + (f", {r['rps'] / c['rps']:.1%} of durable C" if c else "") + f"), p99 {p99:.2f} ms, "
                 f"{emitted:.0f} events")
             if "7" in self.only:
                 self.s7(srv)
+        finally:
+            srv.stop()
+        self.s1_log_level(r)
+
+    def s1_log_level(self, default):
+        """Scenario 1's load on a server started with `--log-level error`: logging at the default
+        level must cost at most 15 % (issue 25)."""
+        srv = Buttond(self, "s1-quiet", extra=["--threads", str(self.args.threads), "--log-level", "error"])
+        try:
+            self.create_buttons(srv, "b", 64)
+            wrk(srv.url(), 2)
+            q = wrk(srv.url(), self.d)
+            self.raw["s1_log_error"] = q
+            ratio = q["rps"] / default["rps"]
+            self.row("1 press, no handlers", "--log-level error throughput", q["rps"], "req/s", default["rps"], ratio,
+                     "≤ 1.15 × default", ratio <= 1.15)
+            log(f"scenario 1, --log-level error: {q['rps']:.0f} req/s ({ratio:.2f} × the default's)")
         finally:
             srv.stop()
 
@@ -122,7 +150,7 @@ class InputScenarios:
         self.create_buttons(srv, "lp", n, {"longPressMs": long_ms})
         out = os.path.join(self.work, "s7-sse.txt")
         clients = SSEClients(self.tool("sse_clients"), srv.port, "/api/v1/events/stream?button=lp%d", n, out, 30)
-        join = wrk_background(srv.url(), self.d)
+        join = wrk_background(srv.url(), self.d, env={"BENCH_BUTTONS": "16"})  # the sixteen pressed
         stop_at = time.monotonic() + self.d - 0.5
         time.sleep(0.5)
         presses = [0]
@@ -158,7 +186,7 @@ class InputScenarios:
         self.row("7 long-press timer", "lag p50 (SSE arrival − deadline)", p50, "ms", target="", ok=None)
         self.row("7 long-press timer", "lag p99 (SSE arrival − deadline)", p99, "ms", target="≤ 5 ms", ok=p99 <= 5)
         self.note("7", f"{len(lags)} long presses (longPressMs {long_ms}) on {n} buttons, one filtered SSE "
-                       f"stream each, while wrk ran scenario 1's load at {load['rps']:.0f} req/s "
+                       f"stream each, while wrk pressed 16 buttons at {load['rps']:.0f} req/s "
                        f"(p99 {load['p99_us'] / 1000:.1f} ms); max lag {max(lags):.1f} ms")
         log(f"scenario 7: long-press lag p50 {p50:.2f} ms, p99 {p99:.2f} ms over {len(lags)}")
 
