@@ -59,11 +59,32 @@ public struct Logger: Sendable {
     }
 
     static func quote(_ value: String) -> String {
-        let plain = !value.isEmpty && !value.unicodeScalars.contains { c in
+        if isPlain(value) { return value }
+        return jsonString(value)
+    }
+
+    /// Whether a value goes into a logfmt line as it is. Every request's line passes its values
+    /// through here, so ASCII (nearly all of them) is decided on its bytes; Unicode's whitespace
+    /// property is only asked of the rest.
+    static func isPlain(_ value: String) -> Bool {
+        guard !value.isEmpty else { return false }
+        var ascii = true
+        for byte in value.utf8 {
+            if byte >= 0x80 {
+                ascii = false
+                break
+            }
+            // Controls and space, DEL, and the three logfmt quotes a value.
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "=")
+                || byte == UInt8(ascii: "\\")
+            {
+                return false
+            }
+        }
+        if ascii { return true }
+        return !value.unicodeScalars.contains { c in
             c == " " || c == "\"" || c == "=" || c == "\\" || isControl(c) || c.properties.isWhitespace
         }
-        if plain { return value }
-        return jsonString(value)
     }
 
     static func jsonString(_ value: String) -> String {

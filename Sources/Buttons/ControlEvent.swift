@@ -1,4 +1,5 @@
 import ButtonEngine
+import ButtonStore
 import Platform
 import JSON
 
@@ -26,6 +27,8 @@ package struct ControlEvent: Sendable {
     /// Who sent the input that caused it: a named token's name, `mqtt` or `osc` (SPEC §6).
     package var by: String?
     package var json: [UInt8]
+    /// Where the data object lies in `json`: what the event log keeps of it besides the columns.
+    package var dataRange: Range<Int> = 0..<0
 
     package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String? = nil) {
         self.seq = seq
@@ -36,33 +39,18 @@ package struct ControlEvent: Sendable {
         self.data = gesture.data
         self.by = sender
         self.json = []
-        self.json = encode()
+        encode()
     }
 
-    private func encode() -> [UInt8] {
+    /// Renders the event with `EventJSON` (what the store renders a compact row with) and
+    /// notes where its data object lies, which is all of it the row keeps.
+    private mutating func encode() {
         var w = JSONWriter(capacity: 192)
-        w.raw("{")
-        w.key("id", first: true)
-        w.write(id)
-        w.key("seq")
-        w.write(seq)
-        w.key("type")
-        w.write(type.rawValue)
         switch source {
-        case .button(let name):
-            w.key("button")
-            w.write(name)
-        case .sheet(let name):
-            w.key("sheet")
-            w.write(name)
+        case .button(let name): EventJSON.head(id: id, seq: seq, type: type.rawValue, button: name, sheet: nil, t: t, into: &w)
+        case .sheet(let name): EventJSON.head(id: id, seq: seq, type: type.rawValue, button: nil, sheet: name, t: t, into: &w)
         }
-        w.key("t")
-        w.write(t)
-        w.key("at")
-        w.raw("\"")
-        Timestamp.iso8601(milliseconds: t, into: &w.bytes)
-        w.raw("\"")
-        w.key("data")
+        let dataStart = w.bytes.count
         w.raw("{")
         var first = true
         func key(_ name: StaticString) {
@@ -79,12 +67,9 @@ package struct ControlEvent: Sendable {
         if let v = data.reason { key("reason"); w.write(v) }
         if let v = data.pointer { key("pointer"); w.write(v) }
         w.raw("}")
-        if let by {
-            w.key("by")
-            w.write(by)
-        }
-        w.raw("}")
-        return w.bytes
+        dataRange = dataStart..<w.bytes.count
+        EventJSON.tail(by: by, into: &w)
+        json = w.bytes
     }
 }
 
@@ -101,39 +86,9 @@ package enum Timestamp {
         return out
     }
 
-    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` to `out`, with no intermediate buffer (it is on the
-    /// hot path: every event's `at`).
+    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` to `out` (the one implementation is `EventJSON`'s).
     package static func iso8601(milliseconds: Int64, into out: inout [UInt8]) {
-        let ms = Int(((milliseconds % 1000) + 1000) % 1000)
-        let seconds = (milliseconds - Int64(ms)) / 1000
-        var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
-        let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        // Howard Hinnant's civil_from_days.
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let dayOfEra = days - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = min(max(yearOfEra + era * 400 + (month <= 2 ? 1 : 0), 0), 9999)
-        func put(_ value: Int, width: Int, then separator: UInt8) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
-            out.append(separator)
-        }
-        put(year, width: 4, then: UInt8(ascii: "-"))
-        put(month, width: 2, then: UInt8(ascii: "-"))
-        put(day, width: 2, then: UInt8(ascii: "T"))
-        put(secondOfDay / 3600, width: 2, then: UInt8(ascii: ":"))
-        put(secondOfDay / 60 % 60, width: 2, then: UInt8(ascii: ":"))
-        put(secondOfDay % 60, width: 2, then: UInt8(ascii: "."))
-        put(ms, width: 3, then: UInt8(ascii: "Z"))
+        EventJSON.iso8601(milliseconds: milliseconds, into: &out)
     }
 
     /// Now, in Unix epoch milliseconds with their fraction.

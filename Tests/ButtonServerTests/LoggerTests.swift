@@ -15,6 +15,26 @@ import Testing
         #expect(Logger.quote("21.5 °C") == #""21.5 °C""#, "other non-ASCII stays as it is")
     }
 
+    /// The bytewise test for ASCII values decides as the scalar test it shortcuts: every
+    /// character below U+0300, alone and inside a word.
+    @Test func plainValuesAreDecidedAsByTheirScalars() {
+        func scalarsSayPlain(_ value: String) -> Bool {
+            !value.isEmpty && !value.unicodeScalars.contains { c in
+                c == " " || c == "\"" || c == "=" || c == "\\" || Logger.isControl(c) || c.properties.isWhitespace
+            }
+        }
+        for code in UInt32(0)..<0x300 {
+            guard let scalar = Unicode.Scalar(code) else { continue }
+            for value in [String(Character(scalar)), "a\(Character(scalar))b"] {
+                #expect(Logger.isPlain(value) == scalarsSayPlain(value), "U+\(String(code, radix: 16))")
+            }
+        }
+        #expect(!Logger.isPlain(""))
+        #expect(Logger.isPlain("/api/v1/buttons/b7/press"))
+        #expect(!Logger.isPlain("a\u{2028}b"))
+        #expect(!Logger.isPlain("a\u{3000}b"), "ideographic space")
+    }
+
     /// The generated token is printed with the panel's URL: one a browser can open (it was
     /// http:// under TLS, and 0.0.0.0).
     @Test func thePanelURLIsOneABrowserCanOpen() {
