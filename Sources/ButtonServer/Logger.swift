@@ -31,9 +31,11 @@ public struct Logger: Sendable {
     }
 
     /// `force` prints even below the level (the one-time generated-token announcement). The
-    /// fields are only made when the line is written.
+    /// fields are only made when the line is written. A `gathered` line (a request's) may wait
+    /// up to 2 ms to be written with others (`LogOutput`); any other is written at once.
     public func log(
-        _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false
+        _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false,
+        gathered: Bool = false
     ) {
         guard level >= self.level || force else { return }
         let fields = fields()
@@ -49,7 +51,7 @@ public struct Logger: Sendable {
             line += "}"
         }
         line += "\n"
-        writeAll(2, line.utf8)
+        if gathered { LogOutput.standardError.gather(line) } else { LogOutput.standardError.write(line) }
     }
 
     /// C0 and C1 controls, DEL, and the Unicode line and paragraph separators: what could end

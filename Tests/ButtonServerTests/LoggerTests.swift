@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import ButtonServer
@@ -33,6 +34,32 @@ import Testing
         #expect(Logger.isPlain("/api/v1/buttons/b7/press"))
         #expect(!Logger.isPlain("a\u{2028}b"))
         #expect(!Logger.isPlain("a\u{3000}b"), "ideographic space")
+    }
+
+    /// Request lines gathered for a later write still come out in order: before a line written
+    /// at once that follows them, and on their own once the gathering thread writes them.
+    @Test func gatheredLinesKeepTheirOrder() {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let output = LogOutput(fd: ends[1])
+        func read(_ count: Int) -> String {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while bytes.count < count {
+                let n = Glibc.read(ends[0], &buffer, min(buffer.count, count - bytes.count))
+                guard n > 0 else { break }
+                bytes += buffer[..<n]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        output.gather("a\n")
+        output.gather("b\n")
+        output.write("c\n")
+        #expect(read(6) == "a\nb\nc\n")
+        output.gather("d\n")
+        output.gather("e\n")
+        #expect(read(4) == "d\ne\n")
     }
 
     /// The generated token is printed with the panel's URL: one a browser can open (it was
