@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "COSC", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .target(name: "Platform", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
-        .target(name: "Logging", dependencies: ["Platform"], swiftSettings: strict),
+        .target(name: "Logging", dependencies: ["Platform", "ThreadSupport"], swiftSettings: strict),
         .target(
             name: "MicroHTTP",
             dependencies: ["Platform", "CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],

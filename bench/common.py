@@ -187,13 +187,14 @@ class Buttond:
     """One buttond process on a free port with its own data directory."""
 
     def __init__(self, bench, name, data_dir=None, extra=(), scheme="http"):
+        """`serve`'s default flags (what `make run` gives a user) but for `extra`."""
         self.bench = bench
         self.scheme = scheme
         self.data_dir = data_dir or os.path.join(bench.work, name + "-data")
         os.makedirs(self.data_dir, exist_ok=True)
         self.log_path = os.path.join(bench.work, name + ".log")
         cmd = [bench.buttond, "serve", "--port", "0", "--data-dir", self.data_dir,
-               "--public-dir", os.path.join(ROOT, "public"), "--log-level", "error", *extra]
+               "--public-dir", os.path.join(ROOT, "public"), *extra]
         self.started = time.monotonic()
         self.proc = spawn(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=bench.work)
         self.port = None

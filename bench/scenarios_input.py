@@ -50,6 +50,17 @@ class InputScenarios:
                            + ("; vs durable C: scenario 12's program, same wrk run" if c else ""))
             emitted = sum(v for k, v in metrics(srv.port).items() if k.startswith("buttond_control_events_total"))
             r["events_emitted"], r["presses"] = emitted, warm["requests"] + r["requests"]
+            for n in (1, 16):  # issue 25's figures: one button, and sixteen round robin
+                rn = wrk(srv.url(), self.d, env={"BENCH_BUTTONS": str(n)})
+                self.raw[f"s1_{n}"] = rn
+                self.row("1 press, no handlers", f"throughput, {n} button{'s' if n > 1 else ''}", rn["rps"], "req/s",
+                         self.base["rps"], rn["rps"] / self.base["rps"], "≥ 35 % of baseline",
+                         rn["rps"] / self.base["rps"] >= 0.35,
+                         durable=c["rps"] if c else None, durable_ratio=rn["rps"] / c["rps"] if c else None)
+                self.row("1 press, no handlers", f"p99 latency, {n} button{'s' if n > 1 else ''}", rn["p99_us"] / 1000,
+                         "ms", target="≤ 10 ms", ok=rn["p99_us"] / 1000 <= 10)
+                log(f"scenario 1, {n} buttons: {rn['rps']:.0f} req/s ({rn['rps'] / self.base['rps']:.1%} of baseline), "
+                    f"p99 {rn['p99_us'] / 1000:.2f} ms")
             log(f"scenario 1: {r['rps']:.0f} req/s ({ratio:.1%} of baseline"
                 + (f", {r['rps'] / c['rps']:.1%} of durable C" if c else "") + f"), p99 {p99:.2f} ms, "
                 f"{emitted:.0f} events")
@@ -57,6 +68,42 @@ class InputScenarios:
                 self.s7(srv)
         finally:
             srv.stop()
+        self.s1_log_level(r)
+
+    def s1_log_level(self, default):
+        """Scenario 1's load on a server started with `--log-level error` against one with the
+        default level (a line per request): at most 1.15 x the default's req/s (issue 25). The
+        two servers run side by side and take turns, four rounds each, so a change of the
+        machine's load during the run falls on both."""
+        servers = {}
+        try:
+            for name, extra in (("default", []), ("error", ["--log-level", "error"])):
+                srv = Buttond(self, f"s1-log-{name}", extra=["--threads", str(self.args.threads), *extra])
+                servers[name] = srv
+                self.create_buttons(srv, "b", 64)
+                wrk(srv.url(), 2)
+            totals = {name: [0, 0.0] for name in servers}
+            rounds = []
+            for _ in range(4):
+                for name, srv in servers.items():
+                    q = wrk(srv.url(), max(2, self.d // 2))
+                    totals[name][0] += q["requests"]
+                    totals[name][1] += q["duration_us"] / 1e6
+                    rounds.append((name, q["rps"]))
+            rps = {name: n / secs for name, (n, secs) in totals.items()}
+            self.raw["s1_log_level"] = {"rounds": rounds, "rps": rps}
+            ratio = rps["error"] / rps["default"]
+            self.row("1 press, no handlers", "--log-level error throughput", rps["error"], "req/s", rps["default"], ratio,
+                     "≤ 1.15 × default", ratio <= 1.15)
+            self.note("1", "--log-level error: two servers side by side, 64 buttons, four alternating rounds of "
+                           f"{max(2, self.d // 2)} s each; the default's rounds "
+                           + ", ".join(f"{r:.0f}" for n, r in rounds if n == "default") + " req/s, error's "
+                           + ", ".join(f"{r:.0f}" for n, r in rounds if n == "error"))
+            log(f"scenario 1, --log-level error: {rps['error']:.0f} req/s against the default's {rps['default']:.0f} "
+                f"({ratio:.2f} x)")
+        finally:
+            for srv in servers.values():
+                srv.stop()
 
     # -- scenario 12: the same durable work as a press, in C --------------------------------
     def s12_measure(self):
@@ -122,7 +169,7 @@ class InputScenarios:
         self.create_buttons(srv, "lp", n, {"longPressMs": long_ms})
         out = os.path.join(self.work, "s7-sse.txt")
         clients = SSEClients(self.tool("sse_clients"), srv.port, "/api/v1/events/stream?button=lp%d", n, out, 30)
-        join = wrk_background(srv.url(), self.d)
+        join = wrk_background(srv.url(), self.d, env={"BENCH_BUTTONS": "16"})  # the sixteen pressed
         stop_at = time.monotonic() + self.d - 0.5
         time.sleep(0.5)
         presses = [0]
@@ -158,7 +205,7 @@ class InputScenarios:
         self.row("7 long-press timer", "lag p50 (SSE arrival − deadline)", p50, "ms", target="", ok=None)
         self.row("7 long-press timer", "lag p99 (SSE arrival − deadline)", p99, "ms", target="≤ 5 ms", ok=p99 <= 5)
         self.note("7", f"{len(lags)} long presses (longPressMs {long_ms}) on {n} buttons, one filtered SSE "
-                       f"stream each, while wrk ran scenario 1's load at {load['rps']:.0f} req/s "
+                       f"stream each, while wrk pressed 16 buttons at {load['rps']:.0f} req/s "
                        f"(p99 {load['p99_us'] / 1000:.1f} ms); max lag {max(lags):.1f} ms")
         log(f"scenario 7: long-press lag p50 {p50:.2f} ms, p99 {p99:.2f} ms over {len(lags)}")
 

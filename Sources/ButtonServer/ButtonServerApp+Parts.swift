@@ -86,10 +86,12 @@ extension ButtonServerApp {
                 let token = grant.name ?? grant.role.name
                 logger.log(
                     .info, "request",
-                    ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote, "token": token])
+                    ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote, "token": token],
+                    gathered: true)
             } else {
                 logger.log(
-                    .info, "request", ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote])
+                    .info, "request", ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote],
+                    gathered: true)
             }
         }
     }

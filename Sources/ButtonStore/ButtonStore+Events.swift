@@ -14,7 +14,7 @@ extension ButtonStore {
         if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
         try withConnection { connection throws(StoreError) in
             let insertEvent = try connection.statement(
-                "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                "INSERT INTO events (seq, type, button, sheet, t, data, by, id, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
             let updateState = try connection.statement(
                 """
                 INSERT INTO button_states (id, face, clock, held, taps) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -23,12 +23,23 @@ extension ButtonStore {
             try connection.transaction { () throws(StoreError) in
                 for event in events {
                     insertEvent.bind(event.seq, at: 1)
-                    insertEvent.bind(event.id, at: 2)
-                    insertEvent.bind(event.type, at: 3)
-                    insertEvent.bind(event.button, at: 4)
-                    insertEvent.bind(event.sheet, at: 5)
-                    insertEvent.bind(event.t, at: 6)
-                    insertEvent.bind(event.json, at: 7)
+                    insertEvent.bind(event.type, at: 2)
+                    insertEvent.bind(event.button, at: 3)
+                    insertEvent.bind(event.sheet, at: 4)
+                    insertEvent.bind(event.t, at: 5)
+                    if let compact = event.compact {
+                        // What the event is, once: no JSON, and no id where the run's prefix gives it.
+                        let data = event.json[compact.data]
+                        insertEvent.bind(data.elementsEqual("{}".utf8) ? nil : data, at: 6)
+                        insertEvent.bind(compact.by, at: 7)
+                        insertEvent.bind(compact.derivedID ? nil : event.id, at: 8)
+                        insertEvent.bind(nil as [UInt8]?, at: 9)
+                    } else {
+                        insertEvent.bind(nil as [UInt8]?, at: 6)
+                        insertEvent.bind(nil as String?, at: 7)
+                        insertEvent.bind(event.id, at: 8)
+                        insertEvent.bind(event.json, at: 9)
+                    }
                     try insertEvent.run()
                 }
                 for state in states {
@@ -110,7 +121,34 @@ extension ButtonStore {
     ) throws(StoreError) -> [StoredEvent] {
         let select = try connection.statement(sql)
         bind(select)
-        return try select.rows(Self.event)
+        var runs: EventRuns?
+        var failure: StoreError?
+        let page = try select.rows { row in
+            Self.event(row) { seq in
+                if runs == nil {
+                    do throws(StoreError) { runs = try EventRuns(connection) } catch {
+                        failure = error
+                        runs = EventRuns()
+                    }
+                }
+                return runs!.prefix(for: seq)
+            }
+        }
+        if let failure { throw failure }
+        return page
+    }
+
+    /// Records the id prefix of the sequencer's run that numbers its events from `firstSeq`:
+    /// its rows keep no id (`StoredEvent.Compact.derivedID`), and a read gives them this one.
+    public func beginEventRun(firstSeq: Int64, prefix: String) throws(StoreError) {
+        let sql: StaticString =
+            "INSERT INTO event_runs (first_seq, prefix) VALUES (?1, ?2) ON CONFLICT (first_seq) DO UPDATE SET prefix = ?2"
+        try withConnection { connection throws(StoreError) in
+            let record = try connection.statement(sql)
+            record.bind(firstSeq, at: 1)
+            record.bind(prefix, at: 2)
+            try record.run()
+        }
     }
 
     /// Retention: deletes the oldest events so at most `keep` remain. Returns how many were deleted.
@@ -139,6 +177,11 @@ extension ButtonStore {
         delete.bind(through, at: 1)
         try delete.run()
         let deleted = connection.changes
+        // Runs whose every event is gone: all before the one the oldest kept event belongs to.
+        let forget = try connection.statement(
+            "DELETE FROM event_runs WHERE first_seq < (SELECT MAX(first_seq) FROM event_runs WHERE first_seq <= ?1 + 1)")
+        forget.bind(through, at: 1)
+        try forget.run()
         // Remember the trimmed seq so lastSeq() never goes back, even with no events left.
         let remember = try connection.statement(
             """
@@ -150,9 +193,43 @@ extension ButtonStore {
         return deleted
     }
 
-    static func event(_ row: Statement) -> StoredEvent {
-        StoredEvent(
-            seq: row.int64(0), id: row.text(1), type: row.text(2), button: row.optionalText(3),
-            sheet: row.optionalText(4), t: row.int64(5), json: row.blob(6))
+    /// A row of the history queries (`EventQuery`'s columns); a compact row's JSON rendered,
+    /// its id from `prefix` (its run's) when it keeps none.
+    static func event(_ row: Statement, prefix: (Int64) -> String) -> StoredEvent {
+        let seq = row.int64(0)
+        let type = row.text(2)
+        let button = row.optionalText(3)
+        let sheet = row.optionalText(4)
+        let t = row.int64(5)
+        let id = row.optionalText(1) ?? prefix(seq) + String(seq, radix: 36)
+        if let json = row.optionalBlob(6) {
+            return StoredEvent(seq: seq, id: id, type: type, button: button, sheet: sheet, t: t, json: json)
+        }
+        let json = EventJSON.render(
+            id: id, seq: seq, type: type, button: button, sheet: sheet, t: t, data: row.optionalBlob(7),
+            by: row.optionalText(8))
+        return StoredEvent(seq: seq, id: id, type: type, button: button, sheet: sheet, t: t, json: json)
+    }
+}
+
+/// The id prefixes of the sequencer's runs (`event_runs`), oldest first: a compact row's id is
+/// the prefix of the last run that began at or before its seq.
+struct EventRuns {
+    private var runs: [(firstSeq: Int64, prefix: String)] = []
+
+    init() {}
+
+    init(_ connection: Connection) throws(StoreError) {
+        runs = try connection.statement(EventQuery.runs).rows { ($0.int64(0), $0.text(1)) }
+    }
+
+    func prefix(for seq: Int64) -> String {
+        var low = 0
+        var high = runs.count
+        while low < high {
+            let mid = (low + high) / 2
+            if runs[mid].firstSeq <= seq { low = mid + 1 } else { high = mid }
+        }
+        return low > 0 ? runs[low - 1].prefix : "evt_"
     }
 }

@@ -268,7 +268,69 @@ enum Schema {
             ON CONFLICT (key) DO UPDATE SET value = excluded.value;
         DROP INDEX events_source;
         """,
+        // 15: compact event rows. A row kept its event's JSON (~200 bytes) with its id, type and
+        // t repeated in columns; now it keeps what the event is, once: type, source, t, the data
+        // object's JSON (NULL when empty), the sender; no id where the sequencer's run prefix
+        // (`event_runs`) and the seq give it, no `at` (rendered from t). `EventJSON` renders the
+        // JSON on read. Old rows are copied with their JSON, then `compactEvents` drops the JSON
+        // of every one that `EventJSON` renders byte for byte from its parts.
+        """
+        CREATE TABLE event_runs (
+            first_seq INTEGER PRIMARY KEY,
+            prefix TEXT NOT NULL
+        );
+        CREATE TABLE events_compact (
+            seq INTEGER PRIMARY KEY,
+            type TEXT NOT NULL,
+            button TEXT,
+            sheet TEXT,
+            t INTEGER NOT NULL,
+            data BLOB,
+            by TEXT,
+            id TEXT,
+            json BLOB
+        );
+        INSERT INTO events_compact (seq, type, button, sheet, t, id, json)
+            SELECT seq, type, button, sheet, t, id, json FROM events;
+        DROP TABLE events;
+        ALTER TABLE events_compact RENAME TO events;
+        """,
     ]
+
+    /// Work of a migration that SQL cannot do, run in its transaction after its SQL, by the
+    /// version it brings the schema to.
+    static func afterSQL(_ version: Int, _ connection: Connection) throws(StoreError) {
+        if version == 15 { try compactEvents(connection) }
+    }
+
+    /// Version 15's second half: every row that still keeps its JSON and whose JSON `EventJSON`
+    /// renders exactly from the row's columns and the data object and sender it holds keeps
+    /// those instead. A row it would render differently (an older shape, damage) keeps its JSON.
+    static func compactEvents(_ connection: Connection) throws(StoreError) {
+        let select = try connection.statement(
+            "SELECT seq, id, type, button, sheet, t, json FROM events WHERE json IS NOT NULL AND seq > ?1 ORDER BY seq LIMIT 1000")
+        let update = try connection.statement("UPDATE events SET data = ?2, by = ?3, json = NULL WHERE seq = ?1")
+        var after: Int64 = .min
+        while true {
+            select.bind(after, at: 1)
+            let rows = try select.rows { row in
+                (seq: row.int64(0), id: row.text(1), type: row.text(2), button: row.optionalText(3),
+                 sheet: row.optionalText(4), t: row.int64(5), json: row.blob(6))
+            }
+            guard let last = rows.last else { return }
+            after = last.seq
+            for row in rows {
+                guard
+                    let parts = EventJSON.parts(
+                        of: row.json, id: row.id, seq: row.seq, type: row.type, button: row.button, sheet: row.sheet, t: row.t)
+                else { continue }
+                update.bind(row.seq, at: 1)
+                update.bind(parts.data, at: 2)
+                update.bind(parts.by, at: 3)
+                try update.run()
+            }
+        }
+    }
 
     /// The schema version this build writes.
     static var currentVersion: Int { migrations.count }
@@ -286,6 +348,7 @@ enum Schema {
                 }
                 guard version == index else { return }
                 try connection.execute(sql, doing: "migrating the schema to version \(index + 1)")
+                try afterSQL(index + 1, connection)
                 try connection.execute("PRAGMA user_version = \(index + 1)", doing: "recording the schema version")
             }
         }

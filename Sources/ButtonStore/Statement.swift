@@ -68,6 +68,20 @@ package final class Statement {
         }
     }
 
+    package func bind(_ value: ArraySlice<UInt8>?, at index: Int32) {
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        _ = value.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress {
+                sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), Self.transient)
+            } else {
+                sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        }
+    }
+
     package func bind(_ value: [UInt8]?, at index: Int32) {
         if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
     }

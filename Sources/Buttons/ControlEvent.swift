@@ -1,4 +1,5 @@
 import ButtonEngine
+import ButtonStore
 import Platform
 import JSON
 
@@ -15,6 +16,8 @@ package struct ControlEvent: Sendable {
     /// Who sent the input that caused it: a named token's name, `mqtt` or `osc` (SPEC §6).
     package var by: String?
     package var json: [UInt8]
+    /// Where the data object lies in `json`: what the event log keeps of it besides the columns.
+    package var dataRange: Range<Int> = 0..<0
 
     package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String? = nil) {
         self.seq = seq
@@ -25,33 +28,15 @@ package struct ControlEvent: Sendable {
         self.data = gesture.data
         self.by = sender
         self.json = []
-        self.json = encode()
+        encode()
     }
 
-    private func encode() -> [UInt8] {
+    /// Renders the event with `EventJSON` (what the store renders a compact row with) and
+    /// notes where its data object lies, which is all of it the row keeps.
+    private mutating func encode() {
         var w = JSONWriter(capacity: 192)
-        w.raw("{")
-        w.key("id", first: true)
-        w.write(id)
-        w.key("seq")
-        w.write(seq)
-        w.key("type")
-        w.write(type.rawValue)
-        switch source {
-        case .button(let name):
-            w.key("button")
-            w.write(name)
-        case .sheet(let name):
-            w.key("sheet")
-            w.write(name)
-        }
-        w.key("t")
-        w.write(t)
-        w.key("at")
-        w.raw("\"")
-        Timestamp.iso8601(milliseconds: t, into: &w.bytes)
-        w.raw("\"")
-        w.key("data")
+        EventJSON.head(id: id, seq: seq, type: type.rawValue, button: source.button, sheet: source.sheet, t: t, into: &w)
+        let dataStart = w.bytes.count
         w.raw("{")
         var first = true
         func key(_ name: StaticString) {
@@ -68,11 +53,8 @@ package struct ControlEvent: Sendable {
         if let v = data.reason { key("reason"); w.write(v) }
         if let v = data.pointer { key("pointer"); w.write(v) }
         w.raw("}")
-        if let by {
-            w.key("by")
-            w.write(by)
-        }
-        w.raw("}")
-        return w.bytes
+        dataRange = dataStart..<w.bytes.count
+        EventJSON.tail(by: by, into: &w)
+        json = w.bytes
     }
 }

@@ -26,18 +26,39 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
         try store.indexSources()
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         self.idPrefix = "evt_" + String((0..<8).map { _ in alphabet.randomElement()! }) + "_"
+        // Rows keep no id where this prefix and their seq give it back.
+        try store.beginEventRun(firstSeq: nextSeq, prefix: idPrefix)
     }
 
     /// The last seq committed (0 for a new log).
     package var lastSeq: Int64 { nextSeq - 1 }
 
-    package static func stored(_ event: ControlEvent) -> StoredEvent {
+    /// An event as its row: compact (its JSON was rendered by `EventJSON`), with no id when
+    /// the id is this run's prefix and its seq.
+    package func stored(_ event: ControlEvent) -> StoredEvent {
+        let compact = StoredEvent.Compact(data: event.dataRange, by: event.by, derivedID: derivesID(event))
         switch event.source {
         case .button(let name):
-            StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: name, sheet: nil, t: event.t, json: event.json)
+            return StoredEvent(
+                seq: event.seq, id: event.id, type: event.type.rawValue, button: name, sheet: nil, t: event.t, json: event.json,
+                compact: compact)
         case .sheet(let name):
-            StoredEvent(seq: event.seq, id: event.id, type: event.type.rawValue, button: nil, sheet: name, t: event.t, json: event.json)
+            return StoredEvent(
+                seq: event.seq, id: event.id, type: event.type.rawValue, button: nil, sheet: name, t: event.t, json: event.json,
+                compact: compact)
         }
+    }
+
+    /// Whether `event.id` is `idPrefix` followed by its seq in base 36 (how `ControlEvent` makes it).
+    private func derivesID(_ event: ControlEvent) -> Bool {
+        guard event.seq > 0, event.id.hasPrefix(idPrefix) else { return false }
+        var digits = 0
+        var rest = event.seq
+        while rest > 0 {
+            digits += 1
+            rest /= 36
+        }
+        return event.id.utf8.count == idPrefix.utf8.count + digits
     }
 
     /// Events between two maintenance writes: the longest tail of the log a filtered read walks.
@@ -51,7 +72,7 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let maintain = sinceTrim + events.count >= maintenanceInterval
         try store.commit(
-            events: events.map(Self.stored), states: states, deliveries: deliveries,
+            events: events.map(stored), states: states, deliveries: deliveries,
             keepEvents: maintain ? retention : nil, indexSources: maintain)
         nextSeq += Int64(events.count)
         sinceTrim = maintain ? 0 : sinceTrim + events.count

@@ -28,9 +28,11 @@ public struct Logger: Sendable {
     }
 
     /// `force` prints even below the level (the one-time generated-token announcement). The
-    /// fields are only made when the line is written.
+    /// fields are only made when the line is written. A `gathered` line (a request's) may wait
+    /// up to 2 ms to be written with others (`LogOutput`); any other is written at once.
     public func log(
-        _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false
+        _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false,
+        gathered: Bool = false
     ) {
         guard level >= self.level || force else { return }
         let fields = fields()
@@ -46,7 +48,7 @@ public struct Logger: Sendable {
             line += "}"
         }
         line += "\n"
-        writeAll(2, line.utf8)
+        if gathered { LogOutput.standardError.gather(line) } else { LogOutput.standardError.write(line) }
     }
 
     /// C0 and C1 controls, DEL, and the Unicode line and paragraph separators: what could end
@@ -56,11 +58,32 @@ public struct Logger: Sendable {
     }
 
     static func quote(_ value: String) -> String {
-        let plain = !value.isEmpty && !value.unicodeScalars.contains { c in
+        if isPlain(value) { return value }
+        return jsonString(value)
+    }
+
+    /// Whether a value goes into a logfmt line as it is. Every request's line passes its values
+    /// through here, so ASCII (nearly all of them) is decided on its bytes; Unicode's whitespace
+    /// property is only asked of the rest.
+    static func isPlain(_ value: String) -> Bool {
+        guard !value.isEmpty else { return false }
+        var ascii = true
+        for byte in value.utf8 {
+            if byte >= 0x80 {
+                ascii = false
+                break
+            }
+            // Controls and space, DEL, and the three logfmt quotes a value.
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "=")
+                || byte == UInt8(ascii: "\\")
+            {
+                return false
+            }
+        }
+        if ascii { return true }
+        return !value.unicodeScalars.contains { c in
             c == " " || c == "\"" || c == "=" || c == "\\" || isControl(c) || c.properties.isWhitespace
         }
-        if plain { return value }
-        return jsonString(value)
     }
 
     static func jsonString(_ value: String) -> String {

@@ -35,14 +35,27 @@ private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowerca
     let iterator: MHD_KeyValueIterator = { cls, _, key, value in
         let box = Unmanaged<Box>.fromOpaque(cls!).takeUnretainedValue()
         guard let key else { return .YES }
-        let name = String(cString: key)
-        box.values[box.lowercase ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
+        box.values[box.lowercase ? asciiLowercased(key) : String(cString: key)] = value.map { String(cString: $0) } ?? ""
         return .YES
     }
     withExtendedLifetime(box) {
         _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(box).toOpaque())
     }
     return box.values
+}
+
+/// A header name lower-cased in one pass over its bytes: a name is ASCII (`bd_framing_problem`
+/// refused any other before a route runs), and `String.lowercased()`'s Unicode tables cost
+/// more than the rest of the request's headers.
+func asciiLowercased(_ name: UnsafePointer<CChar>) -> String {
+    let count = strlen(name)
+    return String(unsafeUninitializedCapacity: count) { buffer in
+        for index in 0..<count {
+            let byte = UInt8(bitPattern: name[index])
+            buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        }
+        return count
+    }
 }
 
 private func queue(_ response: Response, on connection: OpaquePointer, server: HTTPServer) -> MHD_Result {

@@ -26,7 +26,13 @@ public struct Request: Sendable {
         self.remoteAddress = remoteAddress
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? {
+        // Callers nearly always ask in lower case already: no new string then.
+        if !name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 }) {
+            return headers[name]
+        }
+        return headers[name.lowercased()]
+    }
 
     /// A route parameter; the router guarantees the ones in the pattern exist.
     public func parameter(_ name: String) -> String { parameters[name] ?? "" }
@@ -36,7 +42,7 @@ public struct Request: Sendable {
     /// optional, and `curl -d '{…}'`'s default form content type is taken when the body is JSON.
     public func json(maxDepth: Int = 32) throws(HTTPError) -> JSONValue {
         if body.isEmpty { return .object([:]) }
-        if let type = header("content-type") {
+        if let type = header("content-type"), type != "application/json" {
             let mime = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
             if mime == "application/x-www-form-urlencoded" {
                 guard let value = try? JSONParser.parse(body, maxDepth: maxDepth) else { throw .formBody(body) }

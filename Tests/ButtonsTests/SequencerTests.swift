@@ -123,6 +123,36 @@ struct SequencerTests {
         #expect(batches == [Array(1...200)])
     }
 
+    /// An event is stored compact (no JSON, no id) and read back as the very bytes its caller
+    /// was answered with: the answer, the stream and the history render it with one renderer.
+    @Test func historyAnswersTheBytesTheCallerGot() throws {
+        let f = try Fixture(buttons: [#"{"id": "a", "maxTaps": 2}"#])
+        defer { f.stop() }
+        let answered = Mutex<[ControlEvent]>([])
+        let done = DispatchSemaphore(value: 0)
+        for (k, sender) in ["kiosk-1", "say \"hi\" ü", nil].enumerated() {
+            f.clock.advance(400)
+            f.sequencer.submit(.press(button: "a", down: Input(.down, pointer: "p\(k)"), holdMs: 30), by: sender) { result in
+                answered.withLock { $0 += (try? result.get()) ?? [] }
+                done.signal()
+            }
+            done.wait()
+        }
+        f.clock.advance(1000)
+        _ = f.submit([.press(button: "a", down: Input(.down), holdMs: 0)])
+        let events = answered.withLock { $0 }
+        #expect(events.count >= 9)
+        let history = try f.store.events(after: 0, limit: 100, button: nil)
+        let bySeq = Dictionary(uniqueKeysWithValues: history.map { ($0.seq, $0.json) })
+        for event in events {
+            #expect(bySeq[event.seq] == event.json, "\(String(decoding: event.json, as: UTF8.self))")
+        }
+        let compact = try f.store.withReader { connection throws(StoreError) in
+            try connection.statement("SELECT COUNT(*) FROM events WHERE json IS NULL AND id IS NULL").scalar()
+        }
+        #expect(compact == Int64(history.count))
+    }
+
     @Test func aDueTimerFiresAheadOfQueuedInput() throws {
         let f = try Fixture(buttons: [#"{"id": "held", "longPressMs": 100}"#, #"{"id": "other", "maxTaps": 1}"#])
         defer { f.stop() }

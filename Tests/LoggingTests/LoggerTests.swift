@@ -1,3 +1,4 @@
+import Glibc
 import Platform
 import Testing
 
@@ -14,6 +15,52 @@ import Testing
         #expect(Logger.quote("/c1\u{9B}31mX\u{85}Y\u{2028}Z") == #""/c1\u009b31mX\u0085Y\u2028Z""#)
         #expect(Logger.jsonString("\u{9B}") == #""\u009b""#)
         #expect(Logger.quote("21.5 °C") == #""21.5 °C""#, "other non-ASCII stays as it is")
+    }
+
+    /// The bytewise test for ASCII values decides as the scalar test it shortcuts: every
+    /// character below U+0300, alone and inside a word.
+    @Test func plainValuesAreDecidedAsByTheirScalars() {
+        func scalarsSayPlain(_ value: String) -> Bool {
+            !value.isEmpty && !value.unicodeScalars.contains { c in
+                c == " " || c == "\"" || c == "=" || c == "\\" || Logger.isControl(c) || c.properties.isWhitespace
+            }
+        }
+        for code in UInt32(0)..<0x300 {
+            guard let scalar = Unicode.Scalar(code) else { continue }
+            for value in [String(Character(scalar)), "a\(Character(scalar))b"] {
+                #expect(Logger.isPlain(value) == scalarsSayPlain(value), "U+\(String(code, radix: 16))")
+            }
+        }
+        #expect(!Logger.isPlain(""))
+        #expect(Logger.isPlain("/api/v1/buttons/b7/press"))
+        #expect(!Logger.isPlain("a\u{2028}b"))
+        #expect(!Logger.isPlain("a\u{3000}b"), "ideographic space")
+    }
+
+    /// Request lines gathered for a later write still come out in order: before a line written
+    /// at once that follows them, and on their own once the gathering thread writes them.
+    @Test func gatheredLinesKeepTheirOrder() {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let output = LogOutput(fd: ends[1])
+        func read(_ count: Int) -> String {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while bytes.count < count {
+                let n = Glibc.read(ends[0], &buffer, min(buffer.count, count - bytes.count))
+                guard n > 0 else { break }
+                bytes += buffer[..<n]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        output.gather("a\n")
+        output.gather("b\n")
+        output.write("c\n")
+        #expect(read(6) == "a\nb\nc\n")
+        output.gather("d\n")
+        output.gather("e\n")
+        #expect(read(4) == "d\ne\n")
     }
 
     /// What an operator reads: lines at or above the level (or forced), as logfmt or JSON

@@ -8,7 +8,9 @@
  * are queued, as buttond's sequencer does), and in one SQLite transaction writes the same rows a
  * press writes in buttond: touch-down, touch-up-inside and tap (tapCount 1 or 2) in `events`, and
  * double-tap on the second tap of a series (buttond's default button: maxTaps 2, multiTapMs 300),
- * each with its event JSON as the row's blob; one `button_states` upsert per button the batch
+ * each a compact row as buttond's schema version 15 writes it (type, button, t, the data object's
+ * JSON or NULL when empty; no id, which its run's prefix in `event_runs` gives, and no event JSON,
+ * which is rendered for the answer only); one `button_states` upsert per button the batch
  * touched; every 1000 events the same transaction trims the log to 100 000 (buttond's default
  * retention) and records the trimmed seq in `meta`. It commits, then resumes each connection,
  * whose worker answers 200 with {"events":[...]}: the same shape, fields and headers as
@@ -308,18 +310,18 @@ static void *checkpointer(void *arg) {
 
 static void setup_db(void) {
     db = open_db(db_path, 1);
-    /* buttond's tables as its schema (version 13) leaves them, for a file buttond did not make */
+    /* buttond's tables as its schema (version 15) leaves them, for a file buttond did not make */
     exec(db, "CREATE TABLE IF NOT EXISTS buttons (id TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, "
              "config TEXT NOT NULL, face INTEGER NOT NULL DEFAULT 0, clock INTEGER, held INTEGER NOT NULL DEFAULT 0, "
              "taps INTEGER NOT NULL DEFAULT 0);"
-             "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, type TEXT NOT NULL, "
-             "button TEXT, sheet TEXT, t INTEGER NOT NULL, json BLOB NOT NULL);"
-             "CREATE INDEX IF NOT EXISTS events_source ON events (COALESCE(button, sheet));"
+             "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, button TEXT, sheet TEXT, "
+             "t INTEGER NOT NULL, data BLOB, by TEXT, id TEXT, json BLOB);"
+             "CREATE TABLE IF NOT EXISTS event_runs (first_seq INTEGER PRIMARY KEY, prefix TEXT NOT NULL);"
              "CREATE TABLE IF NOT EXISTS button_states (id TEXT PRIMARY KEY NOT NULL, face INTEGER NOT NULL DEFAULT 0, "
              "clock INTEGER, held INTEGER NOT NULL DEFAULT 0, taps INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
              "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;");
     sqlite3_wal_hook(db, wal_hook, NULL);
-    insert_event = prepare("INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    insert_event = prepare("INSERT INTO events (seq, type, button, t, data) VALUES (?1, ?2, ?3, ?4, ?5)");
     upsert_state = prepare("INSERT INTO button_states (id, face, clock, held, taps) VALUES (?1, ?2, ?3, ?4, ?5) "
                            "ON CONFLICT (id) DO UPDATE SET face = ?2, clock = ?3, held = ?4, taps = ?5");
     max_seq = prepare("SELECT MAX(seq) FROM events");
@@ -333,6 +335,12 @@ static void setup_db(void) {
     sqlite3_stmt *s = prepare("SELECT MAX(COALESCE((SELECT MAX(seq) FROM events), 0), "
                               "COALESCE((SELECT value FROM meta WHERE key = 'trimmed_through'), 0))");
     if (sqlite3_step(s) == SQLITE_ROW) next_seq = sqlite3_column_int64(s, 0) + 1;
+    sqlite3_finalize(s);
+    /* the rows keep no id: this run's prefix and their seq give it (as buttond's EventLog) */
+    s = prepare("INSERT INTO event_runs (first_seq, prefix) VALUES (?1, ?2) ON CONFLICT (first_seq) DO UPDATE SET prefix = ?2");
+    sqlite3_bind_int64(s, 1, next_seq);
+    sqlite3_bind_text(s, 2, id_prefix, -1, SQLITE_STATIC);
+    sqlite3_step(s);
     sqlite3_finalize(s);
     s = prepare("SELECT id FROM buttons ORDER BY position");
     while (sqlite3_step(s) == SQLITE_ROW) {
@@ -391,12 +399,11 @@ static int store_event(const char *type, const struct button *b, int64_t t, cons
     *json_len = snprintf(json, EVENT_JSON_MAX, "{\"id\":\"%s\",\"seq\":%lld,\"type\":\"%s\",\"button\":\"%s\",\"t\":%lld,\"at\":\"%s\",\"data\":%s}",
                          idbuf, (long long)seq, type, b->id, (long long)t, at, data);
     sqlite3_bind_int64(insert_event, 1, seq);
-    sqlite3_bind_text(insert_event, 2, idbuf, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert_event, 3, type, -1, SQLITE_STATIC);
-    sqlite3_bind_text(insert_event, 4, b->id, -1, SQLITE_STATIC);
-    sqlite3_bind_null(insert_event, 5);
-    sqlite3_bind_int64(insert_event, 6, t);
-    sqlite3_bind_blob(insert_event, 7, json, *json_len, SQLITE_STATIC);
+    sqlite3_bind_text(insert_event, 2, type, -1, SQLITE_STATIC);
+    sqlite3_bind_text(insert_event, 3, b->id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(insert_event, 4, t);
+    if (strcmp(data, "{}") == 0) sqlite3_bind_null(insert_event, 5);
+    else sqlite3_bind_blob(insert_event, 5, data, (int)strlen(data), SQLITE_STATIC);
     int rc = sqlite3_step(insert_event);
     sqlite3_reset(insert_event);
     since_trim++;

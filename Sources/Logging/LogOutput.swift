@@ -1,0 +1,69 @@
+import Platform
+import ThreadSupport
+
+/// Where log lines go: stderr. A request's line (one per request, SPEC §2) is gathered with the
+/// others of the next 2 ms and written with them by a thread of its own: a `write` per request
+/// on the HTTP worker cost a press more than the rest of its line (and woke a reader of the
+/// pipe each time). Every other line is written at once, after the gathered ones before it, so
+/// the order holds; past 1 MiB waiting (a stderr that does not keep up) a request's line is
+/// written at once too, so its worker waits as it did.
+final class LogOutput: @unchecked Sendable {  // `pending` is only touched with `gate` held; `fd` with `writing` held
+    static let standardError = LogOutput(fd: 2)
+
+    private let fd: Int32
+    private let gate = Condition()
+    private let writing = Condition()
+    private var pending: [UInt8] = []
+    private var flusherStarted = false
+    private static let gatherMicroseconds: UInt32 = 2000
+    private static let maxPending = 1 << 20
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Writes `line` now, after whatever was gathered before it.
+    func write(_ line: String) {
+        writing.lock()
+        defer { writing.unlock() }
+        var bytes = take()
+        bytes.append(contentsOf: line.utf8)
+        writeAll(fd, bytes)
+    }
+
+    /// Writes `line` within 2 ms, with the others gathered meanwhile.
+    func gather(_ line: String) {
+        gate.lock()
+        if pending.count > Self.maxPending {
+            gate.unlock()
+            return write(line)
+        }
+        let wasEmpty = pending.isEmpty
+        pending.append(contentsOf: line.utf8)
+        if !flusherStarted {
+            flusherStarted = true
+            startThread(name: "buttond.log") { [self] in flush() }
+        }
+        if wasEmpty { gate.signal() }
+        gate.unlock()
+    }
+
+    private func take() -> [UInt8] {
+        gate.locked {
+            var bytes: [UInt8] = []
+            swap(&bytes, &pending)
+            return bytes
+        }
+    }
+
+    private func flush() {
+        while true {
+            gate.lock()
+            while pending.isEmpty { gate.wait() }
+            gate.unlock()
+            usleep(Self.gatherMicroseconds)
+            writing.lock()
+            let bytes = take()
+            if !bytes.isEmpty { writeAll(fd, bytes) }
+            writing.unlock()
+        }
+    }
+}
