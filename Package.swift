@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",
-            dependencies: ["Platform", "ButtonEngine", "Outbox", "JSON", "CurlHTTP", "CCurl", "COpenSSL", "CProcessShims", "ThreadSupport", "OSC"],
+            dependencies: ["Platform", "Outbox", "JSON", "CurlHTTP", "COpenSSL", "CProcessShims", "ThreadSupport", "OSC"],
             swiftSettings: strict
         ),
         .target(name: "CurlHTTP", dependencies: ["Platform", "CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "ButtonServer",
             dependencies: [
-                "Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "OSC", "Bridges",
+                "Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "Bridges",
                 "TLSCertificates", "Logging", "ThreadSupport",
             ],
             swiftSettings: strict,
@@ -84,7 +84,7 @@ let package = Package(
         .plugin(name: "EmbedDocument", capability: .buildTool(), dependencies: ["embed-document"]),
         .target(
             name: "ButtondCLI",
-            dependencies: ["Platform", "ButtonServer", "ButtonStore", "Buttons", "CurlHTTP", "MicroHTTP", "Logging"],
+            dependencies: ["Platform", "ButtonServer", "ButtonStore", "CurlHTTP", "MicroHTTP", "Logging"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -98,7 +98,7 @@ let package = Package(
             path: "bench/engine",
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", dependencies: ["Platform", "CurlHTTP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Platform", "CurlHTTP", "ThreadSupport"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "Platform"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: strict),
@@ -106,12 +106,12 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "MicroHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Outbox", "ButtonEngine", "ButtonStore", "Handlers", "MicroHTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Outbox", "ButtonStore", "Handlers", "MicroHTTP", "CurlHTTP", "ThreadSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "Outbox", "Handlers", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT"], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
         .testTarget(
-            name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "JSON", "CSQLite"], swiftSettings: strict),
+            name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "Outbox", "JSON", "CSQLite"], swiftSettings: strict),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "ButtonEngine"], swiftSettings: strict),
         .testTarget(
             name: "HandlersTests",
@@ -119,7 +119,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BridgesTests",
-            dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "JSON", "MQTT", "OSC", "TestSupport"],
+            dependencies: ["Bridges", "Buttons", "ButtonEngine", "ButtonStore", "Delivery", "JSON", "MQTT", "OSC", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "TLSCertificatesTests", dependencies: ["TLSCertificates", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
@@ -129,8 +129,8 @@ let package = Package(
         .testTarget(
             name: "ButtonServerTests",
             dependencies: [
-                "ButtonServer", "Buttons", "ButtonStore", "Outbox", "Handlers", "Delivery", "ButtonEngine", "MicroHTTP", "CSQLite", "CurlHTTP",
-                "TestSupport", "ButtondCLI", "OSC", "Bridges",
+                "ButtonServer", "Buttons", "ButtonStore", "Handlers", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC",
+                "Bridges",
             ],
             swiftSettings: strict
         ),

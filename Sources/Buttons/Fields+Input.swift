@@ -1,8 +1,9 @@
 import ButtonEngine
 
-/// An input's members (`t`, `inside`, `pointer`) read the one way every protocol reads them:
-/// the HTTP routes, MQTT commands and OSC messages all call these, so an input refused over
-/// one is refused over the others, with the same words.
+/// An input's members (`t`, `inside`, `pointer`) read the one way every JSON body is read: the
+/// HTTP routes and MQTT commands both call these, so an input refused over one is refused over
+/// the other, with the same words. OSC messages, whose arguments are typed, keep to the same
+/// limits (`minT`, `maxT`).
 extension Fields {
     /// 9999-12-31T23:59:59.999Z: later times have no four-digit ISO-8601 year.
     package static let maxT: Int64 = 253_402_300_799_999
