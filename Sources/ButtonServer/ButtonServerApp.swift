@@ -1,3 +1,4 @@
+import Outbox
 import Handlers
 import Buttons
 import ButtonEngine
@@ -24,6 +25,8 @@ public final class ButtonServerApp: Sendable {
     let sequencer: Sequencer
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
+    /// Every delivery's id, handlers' and MQTT publishing's alike.
+    let deliveryIDs: DeliveryIDs
     let streams: StreamHub
     let metrics = Metrics()
     let health = HandlerHealth()
@@ -62,9 +65,9 @@ public final class ButtonServerApp: Sendable {
             dispatcher = Dispatcher(
                 store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
                 retention: options.deliveryRetention, retryScale: options.retryScale)
-            let handlers = try HandlerRegistry(
-                store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher,
-                everyEventTo: options.mqttURL == nil ? nil : MQTTEventSender.handlerID,
+            deliveryIDs = DeliveryIDs(after: try store.lastDeliveryID())
+            let handlers = HandlerRegistry(
+                store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher, ids: deliveryIDs,
                 labels: Self.labels(in: registry))
             self.handlers = handlers
             log = try EventLog(store: store, retention: options.retention)
@@ -78,7 +81,9 @@ public final class ButtonServerApp: Sendable {
         mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
         let feedback = try Self.oscFeedback(options, registry: registry)
         sequencer = Sequencer(
-            registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
+            registry: registry, log: log, publisher: publisher,
+            handlers: CombinedDeliveryRules([handlers] + (mqtt == nil ? [] : [MQTTEventSender.Rules(ids: deliveryIDs)])),
+            dispatcher: dispatcher,
             observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
             maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
         let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)

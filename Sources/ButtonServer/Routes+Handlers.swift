@@ -26,10 +26,10 @@ extension API {
         return .object(object)
     }
 
-    /// Where a handler's deliveries go, for the log: `POST http://host/path`, `script name`, `mqtt`.
+    /// Where a delivery goes, for the log: a handler's `POST http://host/path` or `script name`,
+    /// or the kind of a target of the server's own (`mqtt`).
     func target(of handler: String, for viewer: Viewer) -> String? {
-        if handler == MQTTEventSender.handlerID { return "mqtt" }
-        return (try? handlers.get(handler))?.target(for: viewer)
+        (try? handlers.get(handler))?.target(for: viewer) ?? dispatcher.kind(of: handler)
     }
 
     func context(for owner: Source) throws(ButtonsError) -> Handler.Context {

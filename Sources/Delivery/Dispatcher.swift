@@ -128,6 +128,11 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         }
     }
 
+    /// The `kind` of the sender that target `id`'s deliveries go through, if it has one now.
+    public func kind(of id: String) -> String? {
+        condition.locked { state.specs[id]?.sender.kind }
+    }
+
     /// Unfinished deliveries of one handler id.
     public func pending(_ id: String) -> Int {
         condition.locked { state.queues[id]?.count ?? 0 }

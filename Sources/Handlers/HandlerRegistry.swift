@@ -56,21 +56,19 @@ package final class HandlerRegistry: DeliveryRules {
     package let dispatcher: Dispatcher
     /// An event's labels (button or sheet, option, face), for deliveries whose templates use them.
     private let labels: @Sendable (ControlEvent) -> EventLabels
+    /// Shared with the server's own targets (MQTT publishing), so every delivery's id is unique.
     private let ids: DeliveryIDs
-    /// A handler id of the server's own that every event goes to (`mqtt`), if any.
-    private let everyEventTo: String?
     package static let maxPerOwner = 32
 
     package init(
-        store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher, everyEventTo: String? = nil,
+        store: ButtonStore, scriptsDir: String?, dispatcher: Dispatcher, ids: DeliveryIDs,
         labels: @escaping @Sendable (ControlEvent) -> EventLabels
-    ) throws(StoreError) {
-        self.everyEventTo = everyEventTo
+    ) {
+        self.ids = ids
         self.store = store
         self.scriptsDir = scriptsDir
         self.dispatcher = dispatcher
         self.labels = labels
-        ids = DeliveryIDs(after: try store.lastDeliveryID())
     }
 
     package func load() throws(StoreError) {
@@ -204,9 +202,6 @@ package final class HandlerRegistry: DeliveryRules {
         tables.withLock { t in
             var rows: [DeliveryRow] = []
             for event in events {
-                if let target = everyEventTo {
-                    rows.append(delivery(of: event, to: target, now: now))
-                }
                 guard let ids = t.byOwner[event.source] else { continue }
                 for id in ids {
                     guard let entry = t.byID[id], entry.definition.matches(event) else { continue }
@@ -233,7 +228,7 @@ package final class HandlerRegistry: DeliveryRules {
 
     /// Every delivery is made here: the event's facts, typed, and the body a template shapes.
     private func delivery(of event: ControlEvent, to entry: Entry, now: Int64) -> DeliveryRow {
-        var row = delivery(of: event, to: entry.definition.id, now: now)
+        var row = DeliveryRow(of: event, to: entry.definition.id, ids: ids, now: now)
         if entry.usesLabel {
             let found = labels(event)
             (row.event.label, row.event.optionLabel, row.event.faceLabel) = (found.label, found.option, found.face)
@@ -242,14 +237,6 @@ package final class HandlerRegistry: DeliveryRules {
             row.body = template.render(Placeholders(row.event), event: (try? JSONParser.parse(event.json)) ?? .null)
         }
         return row
-    }
-
-    private func delivery(of event: ControlEvent, to handler: String, now: Int64) -> DeliveryRow {
-        let facts = DeliveryEvent(
-            seq: event.seq, id: event.id, type: event.type.rawValue, source: event.source, t: event.t,
-            face: event.data.face.map { Int($0) }, option: event.data.option, json: event.json)
-        let micros = Int64(max(0, Timestamp.preciseNow() * 1000))
-        return DeliveryRow(id: ids.next(nowMicros: micros), handler: handler, nextAttemptAt: now, createdAt: now, event: facts)
     }
 
     /// Disabled by the dispatcher: the receiver answered 410 Gone.

@@ -17,7 +17,7 @@ import Testing
         #expect(MQTTEventSender.result(.timedOut).outcome == .timeout)
         let failed = MQTTEventSender.result(.failed("refused"))
         #expect(failed.outcome == .connect && failed.output == "refused")
-        #expect(MQTTEventSender.handlerID == "mqtt")
+        #expect(MQTTEventSender.targetID == "mqtt")
     }
 
     @Test func aButtonsStateIsFourFeedbackMessages() throws {

@@ -16,13 +16,16 @@ import Testing
         let store: ButtonStore
         let dispatcher: Dispatcher
         let registry: HandlerRegistry
+        /// The registry's delivery ids, to share with a target of the server's own.
+        let ids: DeliveryIDs
 
-        init(everyEventTo: String? = nil) throws {
+        init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("handlers-\(UUID().uuidString)").path
             store = try ButtonStore(directory: directory)
             dispatcher = Dispatcher(store: store, userAgent: "test")
-            registry = try HandlerRegistry(
-                store: store, scriptsDir: nil, dispatcher: dispatcher, everyEventTo: everyEventTo,
+            ids = DeliveryIDs(after: try store.lastDeliveryID())
+            registry = HandlerRegistry(
+                store: store, scriptsDir: nil, dispatcher: dispatcher, ids: ids,
                 labels: { event in EventLabels(label: "Label of \(event.source.id)") })
         }
 
@@ -95,16 +98,29 @@ import Testing
         #expect(f.registry.deliveries(for: [Self.event(1, .tap, .button("door"))], now: 0).isEmpty)
 
         // Stored: a registry loaded from the same store has it disabled too.
-        let reloaded = try HandlerRegistry(store: f.store, scriptsDir: nil, dispatcher: f.dispatcher, labels: { _ in EventLabels() })
+        let reloaded = HandlerRegistry(
+            store: f.store, scriptsDir: nil, dispatcher: f.dispatcher, ids: DeliveryIDs(after: 0), labels: { _ in EventLabels() })
         try reloaded.load()
         #expect(try reloaded.get(hook.id).enabled == false)
     }
 
-    @Test func everyEventGoesToTheServersOwnTargetBesideItsHandlers() throws {
-        let f = try Fixture(everyEventTo: "mqtt")
+    @Test func theServersOwnTargetGetsEveryEventBesideTheHandlersWithUniqueIDs() throws {
+        let f = try Fixture()
         let hook = try f.add(#"{"on": ["tap"], "webhook": {"url": "http://127.0.0.1:9/a"}}"#, to: .button("door"))
-        let rows = f.registry.deliveries(for: [Self.event(1, .tap, .button("door")), Self.event(2, .toggle, .button("x"))], now: 0)
-        #expect(rows.map(\.handler) == ["mqtt", hook.id, "mqtt"])
+        let rules = CombinedDeliveryRules([f.registry, EveryEvent(ids: f.ids)])
+        let rows = rules.deliveries(for: [Self.event(1, .tap, .button("door")), Self.event(2, .toggle, .button("x"))], now: 0)
+        #expect(rows.map(\.handler) == [hook.id, "all", "all"])
+        #expect(rows.filter { $0.handler == "all" }.map(\.event.seq) == [1, 2])
+        #expect(Set(rows.map(\.id)).count == 3)
+    }
+
+    /// A target of the server's own, as MQTT publishing is: every event goes to it.
+    struct EveryEvent: DeliveryRules {
+        let ids: DeliveryIDs
+
+        func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+            events.map { DeliveryRow(of: $0, to: "all", ids: ids, now: now) }
+        }
     }
 
     @Test func aButtonHasAtMost32Handlers() throws {

@@ -99,7 +99,7 @@ package final class MQTTBridge: CommitObserver {
     package func start(sequencer: Sequencer, retryScale: Double, panelURL: String) {
         discoveryBox?.withLock { $0.configurationURL = panelURL }
         dispatcher.setSender(
-            MQTTEventSender(client: client, base: base), id: MQTTEventSender.handlerID,
+            MQTTEventSender(client: client, base: base), id: MQTTEventSender.targetID,
             policy: DeliveryPolicy(maxAttempts: .max, fixedRetryMs: Int64(1000 * retryScale)))
         client.onConnect { [self] in connected() }
         client.onMessage { [self] message in received(message, commandsTo: sequencer) }
@@ -138,7 +138,7 @@ package final class MQTTBridge: CommitObserver {
         publishAll()
         for slot in registry.buttonSlots() { publishState(slot) }
         sweep()
-        dispatcher.retryNow(MQTTEventSender.handlerID)
+        dispatcher.retryNow(MQTTEventSender.targetID)
     }
 
     /// Every discovery config: the instance's, each button's and each sheet's.
@@ -369,7 +369,7 @@ package final class MQTTBridge: CommitObserver {
             "connection": .string(client.connection.rawValue), "commands": .bool(acceptsCommands),
             "discovery": .bool(discovery != nil), "published": .int(Int64(counters.published)),
             "acknowledged": .int(Int64(counters.acknowledged)), "reconnects": .int(Int64(counters.reconnects)),
-            "received": .int(Int64(counters.received)), "pending": .int(Int64(dispatcher.pending(MQTTEventSender.handlerID))),
+            "received": .int(Int64(counters.received)), "pending": .int(Int64(dispatcher.pending(MQTTEventSender.targetID))),
         ]
         if let error = client.lastError { object["lastError"] = .string(error) }
         return .object(object)

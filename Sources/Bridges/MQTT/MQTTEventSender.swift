@@ -1,16 +1,30 @@
+import Buttons
 import Outbox
 import ButtonEngine
 import ButtonStore
 import Delivery
 import MQTT
 
-/// Publishes committed events (deliveries of the reserved handler `mqtt`) to
+/// Publishes committed events (the deliveries of the target `mqtt`, the server's own: handler
+/// ids are `hdl_…`, so none is taken for a handler's) to
 /// `<base>/button/<id>/event` (sheets: `…/sheet/<id>/event`), QoS 1, in order, and a gesture's
 /// `{"event_type": …}` to `<base>/button/<id>/gesture` for Home Assistant's event entity. A
 /// delivery is done when the broker acknowledged it; with the broker away it waits, in order.
 package struct MQTTEventSender: BlockingDeliverySender {
-    /// The handler id of the MQTT deliveries.
-    package static let handlerID = "mqtt"
+    /// The dispatcher's target of the MQTT deliveries, which the delivery log shows as their
+    /// handler.
+    package static let targetID = "mqtt"
+
+    /// MQTT publishing's rules: every event makes one delivery to `targetID`.
+    package struct Rules: DeliveryRules {
+        let ids: DeliveryIDs
+
+        package init(ids: DeliveryIDs) { self.ids = ids }
+
+        package func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+            events.map { DeliveryRow(of: $0, to: MQTTEventSender.targetID, ids: ids, now: now) }
+        }
+    }
 
     let client: MQTTClient
     let base: String
