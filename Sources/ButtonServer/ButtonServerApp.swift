@@ -92,9 +92,9 @@ public final class ButtonServerApp: Sendable {
         try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)
         let api = try API(
             options: options, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
-            handlers: handlers, dispatcher: dispatcher, destinations: destinations, mqtt: mqtt, osc: self.osc, views: views, streams: streams,
-            metrics: metrics)
-        let router = api.makeRouter()
+            handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams)
+        var router = api.makeRouter()
+        Self.addOperationRoutes(to: &router, metrics: metrics, dispatcher: dispatcher, streams: streams, registry: registry, mqtt: mqtt, osc: self.osc)
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(
@@ -217,7 +217,25 @@ public final class ButtonServerApp: Sendable {
     }
 }
 
-/// The parts the HTTP routes need; the route files extend it, one area each.
+extension ButtonServerApp {
+    /// The operator's routes, made of the parts they report on: `/metrics` and the MQTT status.
+    static func addOperationRoutes(
+        to router: inout Router, metrics: Metrics, dispatcher: Dispatcher, streams: StreamHub, registry: Registry,
+        mqtt: MQTTBridge?, osc: OSCBridge?
+    ) {
+        router.get("/api/v1/mqtt") { _ in .json(mqtt?.status ?? ["enabled": false]) }
+        router.get("/metrics") { _ in
+            var response = Response.text(
+                metrics.render(
+                    outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count,
+                    buttons: registry.buttonCount, mqtt: mqtt?.metrics, osc: osc?.metrics))
+            response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]
+            return response
+        }
+    }
+}
+
+/// The parts the API's routes need; the route files extend it, one area each.
 struct API: Sendable {
     let options: ServeOptions
     let auth: Auth
@@ -228,11 +246,8 @@ struct API: Sendable {
     let handlers: HandlerRegistry
     let dispatcher: Dispatcher
     let destinations: Locked<DestinationRules>
-    let mqtt: MQTTBridge?
-    let osc: OSCBridge?
     let views: RegistryViews
     let streams: StreamHub
-    let metrics: Metrics
 
     func makeRouter() -> Router {
         var router = Router()
@@ -241,17 +256,6 @@ struct API: Sendable {
         let openAPI = Array(OpenAPIDocument.json.utf8)
         router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }
         router.get("/api/v1/icons") { _ in .json(["icons": .array(ButtonDefinition.iconNames.withLock { $0 }.sorted().map { .string($0) })]) }
-        let mqtt = self.mqtt
-        router.get("/api/v1/mqtt") { _ in .json(mqtt?.status ?? ["enabled": false]) }
-        let (metrics, dispatcher, streams, registry, osc) = (self.metrics, self.dispatcher, self.streams, self.registry, self.osc)
-        router.get("/metrics") { _ in
-            var response = Response.text(
-                metrics.render(
-                    outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count,
-                    buttons: registry.buttonCount, mqtt: mqtt?.metrics, osc: osc?.metrics))
-            response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]
-            return response
-        }
         addRegistryRoutes(to: &router)
         addInputRoutes(to: &router)
         addEventRoutes(to: &router)
