@@ -147,14 +147,3 @@ final class Metrics: CommitObserver {
         return text.text
     }
 }
-
-/// Tells each of several observers of every committed batch.
-struct CommitObservers: CommitObserver {
-    let observers: [any CommitObserver]
-
-    init(_ observers: [any CommitObserver]) { self.observers = observers }
-
-    func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
-        for observer in observers { observer.committed(events, states: states, answers: answers) }
-    }
-}

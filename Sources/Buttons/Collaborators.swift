@@ -33,3 +33,14 @@ package protocol CommitObserver: Sendable {
     /// answering `answers` requests.
     func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int)
 }
+
+/// Tells each of several observers of every committed batch.
+package struct CommitObservers: CommitObserver {
+    let observers: [any CommitObserver]
+
+    package init(_ observers: [any CommitObserver]) { self.observers = observers }
+
+    package func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
+        for observer in observers { observer.committed(events, states: states, answers: answers) }
+    }
+}
