@@ -4,8 +4,9 @@ import ThreadSupport
 /// The writer thread: the second stage of the sequencer's pipeline. When it is free it takes
 /// the open batch (the sequencer applies its successor on top of it), writes it in one transaction and, once it is durable, makes
 /// it real (machines kept, deliveries handed on, events published, callers answered), in
-/// the order the batches were applied. Under load it never waits for the sequencer: the
-/// next batch has grown while it wrote. If the store refuses a batch nothing of it
+/// the order the batches were applied. It applies itself what was submitted while it wrote
+/// (the sequencer thread keeps the timers, exclusive jobs and applying again after a failure),
+/// so under load a batch is neither handed over nor waited for. If the store refuses a batch nothing of it
 /// happened: its callers get 503, and it takes nothing more until the sequencer has applied
 /// again what followed.
 extension Sequencer {
@@ -14,19 +15,29 @@ extension Sequencer {
         setThreadNice(-10)
         stage.lock()
         while true {
-            while writerRunning && (failed != nil || open.isEmpty) { stage.wait() }
-            guard failed == nil, !open.isEmpty else { break }
-            if busy && open.fired.isEmpty && open.answers.count < Self.lingerBelow && writerRunning {
-                // Under load, a moment's wait lets more requests join this transaction:
-                // fewer, larger commits cost less per input than many small ones.
-                lingering = true
-                stage.wait(seconds: Self.linger)
-                lingering = false
+            // What was queued while it wrote, it applies itself: under load nobody sleeps or
+            // wakes between a commit and the next, and the batch is not handed over. What
+            // arrives meanwhile waits for the next commit: that is the group commit.
+            while writerRunning, let work = takeQueuedForWriter() {
+                applyOnWriter(work)
+                if !open.isEmpty { break }  // else it looks again, and is idle if nothing is queued
             }
+            if writerRunning && (failed != nil || open.isEmpty) {
+                // Idle (`writerBusy` is false): a submit, the sequencer (a timer, a batch
+                // applied again) or the stop rings the bell.
+                stage.unlock()
+                writerBell.locked {
+                    while !kicked { writerBell.wait() }
+                    kicked = false
+                }
+                stage.lock()
+                continue
+            }
+            guard failed == nil, !open.isEmpty else { break }
             let batch = open
             open = Batch(after: batch, committed: committed)
             writing = true
-            if !batch.answers.isEmpty { busy = batch.answers.count > 1 }
+            condition.locked { writerBusy = true }
             stage.unlock()
             // Every batch before it is committed: what it refused was decided on real state.
             let refusals = batch.refusals
