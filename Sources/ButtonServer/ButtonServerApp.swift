@@ -80,7 +80,7 @@ public final class ButtonServerApp: Sendable {
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher, handlers: handlers, dispatcher: dispatcher,
             observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
-            maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
+            maxFutureMs: Int64(options.maxFutureMs))
         let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
         self.osc = osc.isEnabled ? osc : nil
         streams = StreamHub(maxStreams: options.http.maxStreams)

@@ -41,7 +41,7 @@ extension Sequencer {
             stage.unlock()
             // Every batch before it is committed: what it refused was decided on real state.
             let refusals = batch.refusals
-            if !refusals.isEmpty { answering { for refusal in refusals { refusal.reply(.failure(refusal.error)) } } }
+            for refusal in refusals { refusal.reply(.failure(refusal.error)) }
             let written = !batch.needsWrite || commit(batch)
             stage.lock()
             writing = false
@@ -64,18 +64,17 @@ extension Sequencer {
             try log.write(batch.events, states: states, deliveries: batch.deliveries)
         } catch {
             let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
-            let answers = batch.answers
-            answering { for answer in answers { answer.reply(.failure(refusal)) } }
+            for answer in batch.answers { answer.reply(.failure(refusal)) }
             return false
         }
         for (_, entry) in batch.buttons { entry.slot.locked { entry.slot.machine = entry.machine } }
         for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
         dispatcher.added(batch.deliveries)
         publisher.publish(batch.events)
-        let (answers, events) = (batch.answers, batch.events)
-        answering {
-            for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
-        }
+        // Each reply renders its answer, then takes the connections' lock only to resume:
+        // held over a whole batch's rendering, that lock kept the workers from suspending.
+        let events = batch.events
+        for answer in batch.answers { answer.reply(.success(Array(events[answer.events]))) }
         observer.committed(batch.events, states: states, answers: batch.answers.count)
         return true
     }

@@ -67,16 +67,12 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     package let maxQueue: Int
     /// How far ahead of the server clock an input's `t` may be.
     package let maxFutureMs: Int64
-    /// Wraps the answers of one batch (the server takes its connection lock once for all).
-    let answering: @Sendable (() -> Void) -> Void
     package var timers = TimerHeap()
 
     package init(
         registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
-        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000,
-        answering: @escaping @Sendable (() -> Void) -> Void = { $0() }
+        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000
     ) {
-        self.answering = answering
         self.registry = registry
         self.log = log
         self.publisher = publisher
