@@ -4,13 +4,14 @@ import JSON
 import ThreadSupport
 
 /// The one owner of every button's and sheet's live state. Request threads parse and
-/// validate, hand a `Command` over with a reply, and suspend their connection; the
-/// sequencer thread takes everything queued, fires the timers that are due first (committed
-/// ahead of the input), and applies the commands in order to copies of the machines. The
-/// writer thread (`Sequencer+Writer.swift`) writes each batch (events, states, deliveries) in
-/// one transaction and only then keeps the new machines, publishes the events and answers
-/// each caller with exactly its own events. The two run as a pipeline: while batch N is
-/// committed, batch N+1 is applied on top of it; if N fails, N+1 is applied again to what is
+/// validate, hand a `Command` over with a reply, and suspend their connection; a turn takes
+/// everything queued, fires the timers that are due first (committed ahead of the input), and
+/// applies the commands in order to copies of the machines. The writer thread
+/// (`Sequencer+Writer.swift`) runs input's turns itself between commits, writes each batch
+/// (events, states, deliveries) in one transaction and only then keeps the new machines,
+/// publishes the events and answers each caller with exactly its own events. The sequencer
+/// thread runs the turns of timers, exclusive jobs and recovery, on top of a batch being
+/// committed; if that batch fails, what was applied on it is applied again to what is
 /// committed. A refused command (404, 409, 503) is answered without a trace, once nothing
 /// it was decided on can still fail.
 package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `writerFailed` are guarded by `condition`, the pipeline's state and `timers` by `stage` (a turn runs on the sequencer or the writer thread, always under it)
@@ -220,8 +221,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     }
 
     /// One turn (stage lock held): what followed a failed batch again, due timers first, then
-    /// the queued work in order. A batch with timer events is written without lingering, so a
-    /// long press is never late because other buttons are busy. An exclusive job waits until
+    /// the queued work in order, on the sequencer or the writer thread. An exclusive job waits until
     /// everything before it is committed.
     private func turn(_ work: [Work]) {
         if let failed { recover(from: failed) }
