@@ -85,7 +85,7 @@ public final class ButtonServerApp: Sendable {
             handlers: CombinedDeliveryRules([handlers] + (mqtt == nil ? [] : [MQTTEventSender.Rules(ids: deliveryIDs)])),
             dispatcher: dispatcher,
             observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
-            maxFutureMs: Int64(options.maxFutureMs), answering: { withConnectionsLocked($0) })
+            maxFutureMs: Int64(options.maxFutureMs))
         let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
         self.osc = osc.isEnabled ? osc : nil
         streams = StreamHub(maxStreams: options.http.maxStreams)

@@ -4,8 +4,9 @@ import ThreadSupport
 /// The writer thread: the second stage of the sequencer's pipeline. When it is free it takes
 /// the open batch (the sequencer applies its successor on top of it), writes it in one transaction and, once it is durable, makes
 /// it real (machines kept, deliveries handed on, events published, callers answered), in
-/// the order the batches were applied. Under load it never waits for the sequencer: the
-/// next batch has grown while it wrote. If the store refuses a batch nothing of it
+/// the order the batches were applied. It applies itself what was submitted while it wrote
+/// (the sequencer thread keeps the timers, exclusive jobs and applying again after a failure),
+/// so under load a batch is neither handed over nor waited for. If the store refuses a batch nothing of it
 /// happened: its callers get 503, and it takes nothing more until the sequencer has applied
 /// again what followed.
 extension Sequencer {
@@ -14,23 +15,33 @@ extension Sequencer {
         setThreadNice(-10)
         stage.lock()
         while true {
-            while writerRunning && (failed != nil || open.isEmpty) { stage.wait() }
-            guard failed == nil, !open.isEmpty else { break }
-            if busy && open.fired.isEmpty && open.answers.count < Self.lingerBelow && writerRunning {
-                // Under load, a moment's wait lets more requests join this transaction:
-                // fewer, larger commits cost less per input than many small ones.
-                lingering = true
-                stage.wait(seconds: Self.linger)
-                lingering = false
+            // What was queued while it wrote, it applies itself: under load nobody sleeps or
+            // wakes between a commit and the next, and the batch is not handed over. What
+            // arrives meanwhile waits for the next commit: that is the group commit.
+            while writerRunning, let work = takeQueuedForWriter() {
+                applyOnWriter(work)
+                if !open.isEmpty { break }  // else it looks again, and is idle if nothing is queued
             }
+            if writerRunning && (failed != nil || open.isEmpty) {
+                // Idle (`writerBusy` is false): a submit, the sequencer (a timer, a batch
+                // applied again) or the stop rings the bell.
+                stage.unlock()
+                writerBell.locked {
+                    while !kicked { writerBell.wait() }
+                    kicked = false
+                }
+                stage.lock()
+                continue
+            }
+            guard failed == nil, !open.isEmpty else { break }
             let batch = open
             open = Batch(after: batch, committed: committed)
             writing = true
-            if !batch.answers.isEmpty { busy = batch.answers.count > 1 }
+            condition.locked { writerBusy = true }
             stage.unlock()
             // Every batch before it is committed: what it refused was decided on real state.
             let refusals = batch.refusals
-            if !refusals.isEmpty { answering { for refusal in refusals { refusal.reply(.failure(refusal.error)) } } }
+            for refusal in refusals { refusal.reply(.failure(refusal.error)) }
             let written = !batch.needsWrite || commit(batch)
             stage.lock()
             writing = false
@@ -53,18 +64,17 @@ extension Sequencer {
             try log.write(batch.events, states: states, deliveries: batch.deliveries)
         } catch {
             let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
-            let answers = batch.answers
-            answering { for answer in answers { answer.reply(.failure(refusal)) } }
+            for answer in batch.answers { answer.reply(.failure(refusal)) }
             return false
         }
         for (_, entry) in batch.buttons { entry.slot.locked { entry.slot.machine = entry.machine } }
         for (_, entry) in batch.sheets { entry.slot.locked { entry.slot.machine = entry.machine } }
         dispatcher.added(batch.deliveries)
         publisher.publish(batch.events)
-        let (answers, events) = (batch.answers, batch.events)
-        answering {
-            for answer in answers { answer.reply(.success(Array(events[answer.events]))) }
-        }
+        // Each reply renders its answer, then takes the connections' lock only to resume:
+        // held over a whole batch's rendering, that lock kept the workers from suspending.
+        let events = batch.events
+        for answer in batch.answers { answer.reply(.success(Array(events[answer.events]))) }
         observer.committed(batch.events, states: states, answers: batch.answers.count)
         return true
     }

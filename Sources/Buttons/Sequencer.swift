@@ -4,16 +4,17 @@ import JSON
 import ThreadSupport
 
 /// The one owner of every button's and sheet's live state. Request threads parse and
-/// validate, hand a `Command` over with a reply, and suspend their connection; the
-/// sequencer thread takes everything queued, fires the timers that are due first (committed
-/// ahead of the input), and applies the commands in order to copies of the machines. The
-/// writer thread (`Sequencer+Writer.swift`) writes each batch (events, states, deliveries) in
-/// one transaction and only then keeps the new machines, publishes the events and answers
-/// each caller with exactly its own events. The two run as a pipeline: while batch N is
-/// committed, batch N+1 is applied on top of it; if N fails, N+1 is applied again to what is
+/// validate, hand a `Command` over with a reply, and suspend their connection; a turn takes
+/// everything queued, fires the timers that are due first (committed ahead of the input), and
+/// applies the commands in order to copies of the machines. The writer thread
+/// (`Sequencer+Writer.swift`) runs input's turns itself between commits, writes each batch
+/// (events, states, deliveries) in one transaction and only then keeps the new machines,
+/// publishes the events and answers each caller with exactly its own events. The sequencer
+/// thread runs the turns of timers, exclusive jobs and recovery, on top of a batch being
+/// committed; if that batch fails, what was applied on it is applied again to what is
 /// committed. A refused command (404, 409, 503) is answered without a trace, once nothing
 /// it was decided on can still fail.
-package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `writerFailed` are guarded by `condition`, the pipeline's state by `stage`; `timers` belongs to the sequencer thread
+package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `running` and `writerFailed` are guarded by `condition`, the pipeline's state and `timers` by `stage` (a turn runs on the sequencer or the writer thread, always under it)
     package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
 
     package enum Work: Sendable {
@@ -23,15 +24,23 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
         case exclusive(@Sendable () -> Void)
     }
 
-    private let condition = Condition()
+    let condition = Condition()
     private var queue: [Work] = []
     private var stopped = false
     private var running = false
     /// The writer refused a batch: the sequencer is to apply again what followed it.
     private var writerFailed = false
+    /// The writer is awake (or woken) and will look at the queue before it sleeps again: a
+    /// submit wakes it only when this is false (`Sequencer+Writer.swift`).
+    var writerBusy = false
+    /// Where the idle writer sleeps: `kicked` (guarded by it) says there may be work.
+    let writerBell = Condition()
+    var kicked = false
+    /// When the sequencer thread sleeps, the deadline it sleeps until (`Int64.max`: none); a
+    /// turn on the writer that arms an earlier timer wakes it.
+    var sleepingUntil: Int64?
 
-    /// Guards the pipeline's stage between the two threads: `open`, `writing`,
-    /// `lingering`, `failed`, `committed`, `busy` and `writerRunning`. The sequencer holds it
+    /// Guards the pipeline's stage between the two threads: `open`, `writing`, `failed`, `committed`, `timers`, `exclusiveRunning` and `writerRunning`. The sequencer holds it
     /// while it applies one turn; the writer takes it to take the next batch.
     let stage = Condition()
     /// The batch being applied, on top of every batch not yet committed. The writer takes it
@@ -39,15 +48,13 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     var open = Batch(firstSeq: 0)
     /// The writer has a batch it has not finished.
     var writing = false
-    /// The writer waits a moment for a small batch to grow.
-    var lingering = false
     /// The batch the writer could not commit, until the sequencer has applied again what
     /// followed it; the writer takes nothing meanwhile.
     var failed: Batch?
     /// Every batch up to this generation is committed.
     var committed = 0
-    /// The last batch taken answered more than one request.
-    var busy = false
+    /// An exclusive job runs (stage lock released): the writer applies nothing meanwhile.
+    var exclusiveRunning = false
     var writerRunning = false
 
     package let registry: Registry
@@ -61,16 +68,12 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     package let maxQueue: Int
     /// How far ahead of the server clock an input's `t` may be.
     package let maxFutureMs: Int64
-    /// Wraps the answers of one batch (the server takes its connection lock once for all).
-    let answering: @Sendable (() -> Void) -> Void
     package var timers = TimerHeap()
 
     package init(
         registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
-        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000,
-        answering: @escaping @Sendable (() -> Void) -> Void = { $0() }
+        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000
     ) {
-        self.answering = answering
         self.registry = registry
         self.log = log
         self.publisher = publisher
@@ -110,7 +113,10 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
                 return
             }
             queue.append(.command(command, sender, reply))
-            if queue.count == 1 { condition.signal() }
+            if !writerBusy {
+                writerBusy = true
+                kickWriter()
+            }
         }
     }
 
@@ -131,7 +137,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
         let queued = condition.locked { () -> Bool in
             guard running, !stopped else { return false }
             queue.append(.exclusive(job))
-            if queue.count == 1 { condition.signal() }
+            condition.signal()  // submits ring the writer; an exclusive job is the sequencer's
             return true
         }
         if !queued { job() }
@@ -141,54 +147,81 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
         }
     }
 
-    /// Under load (the last batch answered more than one request), the free writer waits up
-    /// to `linger` seconds for a batch of fewer than `lingerBelow` requests to grow.
-    package static let lingerBelow = 32
-    package static let linger = 0.0002
-
     private func run() {
         // Woken request threads must not preempt the thread that applies them all, and a
         // timer must not wait behind them.
         setThreadNice(-10)
-        condition.lock()
+        stage.lock()
         while true {
-            if queue.isEmpty && !writerFailed {
-                if stopped { break }
-                if let next = timers.next {
-                    let wait = Double(next) - clock.precise()
-                    if wait > 0 {
-                        condition.wait(seconds: wait / 1000)
-                        continue
-                    }
+            condition.lock()
+            let idle = queue.isEmpty && !writerFailed
+            if idle && stopped {
+                condition.unlock()
+                break
+            }
+            // `timers` is read and changed under the stage lock (the writer applies too).
+            let next = timers.next
+            if idle, next.map({ Double($0) > clock.precise() }) ?? true {
+                stage.unlock()
+                sleepingUntil = next ?? .max
+                if let next {
+                    _ = condition.wait(seconds: (Double(next) - clock.precise()) / 1000)
                 } else {
                     condition.wait()
-                    continue
                 }
+                sleepingUntil = nil
+                condition.unlock()
+                stage.lock()
+                continue
             }
             let work = queue
             queue = []
             writerFailed = false
             condition.unlock()
-            stage.lock()
             turn(work)
-            stage.unlock()
-            condition.lock()
         }
-        condition.unlock()
-        stage.locked {
-            drain()
-            writerRunning = false
-            stage.broadcast()
-        }
+        drain()
+        writerRunning = false
+        stage.broadcast()
+        stage.unlock()
+        kickWriter()
         condition.locked {
             running = false
             condition.broadcast()
         }
     }
 
+    /// Takes what is queued for the writer to apply itself (stage lock held), unless the
+    /// sequencer must: an exclusive job is queued or runs, or a batch failed. Marks the writer
+    /// busy when it takes something (submits then do not ring it), idle otherwise.
+    func takeQueuedForWriter() -> [Work]? {
+        condition.locked { () -> [Work]? in
+            let eligible = !queue.isEmpty && !exclusiveRunning && failed == nil && !writerFailed
+                && !queue.contains { if case .exclusive = $0 { true } else { false } }
+            guard eligible else {
+                writerBusy = false
+                if !queue.isEmpty { condition.signal() }
+                return nil
+            }
+            writerBusy = true
+            let work = queue
+            queue = []
+            return work
+        }
+    }
+
+    /// Applies `work` on the writer's thread (stage lock held), and wakes the sequencer if it
+    /// armed a timer earlier than the one the sequencer sleeps until.
+    func applyOnWriter(_ work: [Work]) {
+        turn(work)
+        let next = timers.next
+        condition.locked {
+            if let sleepingUntil, let next, next < sleepingUntil { condition.signal() }
+        }
+    }
+
     /// One turn (stage lock held): what followed a failed batch again, due timers first, then
-    /// the queued work in order. A batch with timer events is written without lingering, so a
-    /// long press is never late because other buttons are busy. An exclusive job waits until
+    /// the queued work in order, on the sequencer or the writer thread. An exclusive job waits until
     /// everything before it is committed.
     private func turn(_ work: [Work]) {
         if let failed { recover(from: failed) }
@@ -199,9 +232,11 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
                 apply(command, by: sender, reply: reply, to: &open)
             case .exclusive(let job):
                 drain()
+                exclusiveRunning = true
                 stage.unlock()
                 job()
                 stage.lock()
+                exclusiveRunning = false
                 // The job may have changed machines in their slots: read them again.
                 open = Batch(firstSeq: open.firstSeq, generation: open.generation)
             }
@@ -215,7 +250,15 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
 
     /// Wakes the writer if it waits for work (stage lock held).
     private func wakeWriter() {
-        if !writing && !lingering && !open.isEmpty { stage.signal() }
+        if !writing && !open.isEmpty { kickWriter() }
+    }
+
+    /// Rings the idle writer's bell; a ring before it sleeps is not lost.
+    func kickWriter() {
+        writerBell.locked {
+            kicked = true
+            writerBell.signal()
+        }
     }
 
     /// The writer could not commit `failed` (its callers have their 503): the open batch was

@@ -5,9 +5,9 @@ import Platform
 /// of every pending response, behind one lock: libmicrohttpd's suspend and resume are not
 /// safe to run at the same time on different threads (a resume racing a suspend elsewhere
 /// can be lost, and the connection then waits until its idle timeout). A pthread mutex, not
-/// a spinning one: on two cores a spinner only keeps the holder off the CPU. Recursive, so
-/// `withConnectionsLocked` can complete many responses under one acquisition. Always the
-/// innermost lock.
+/// a spinning one: on two cores a spinner only keeps the holder off the CPU. Held only for
+/// the suspend or resume itself (an answer is rendered before), so a worker suspending a
+/// connection rarely waits for it. Recursive, and always the innermost lock.
 enum SuspendResume {
     nonisolated(unsafe) private static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
         let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -32,10 +32,4 @@ enum SuspendResume {
     static func resume(_ connection: OpaquePointer) {
         locked { MHD_resume_connection(connection) }
     }
-}
-
-/// Runs `body` holding the suspend/resume lock once: completing many pending responses
-/// inside costs one acquisition instead of one each.
-public func withConnectionsLocked(_ body: () -> Void) {
-    SuspendResume.locked(body)
 }
