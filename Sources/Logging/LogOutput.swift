@@ -21,23 +21,29 @@ final class LogOutput: @unchecked Sendable {  // `pending` is only touched with 
     init(fd: Int32) { self.fd = fd }
 
     /// Writes `line` now, after whatever was gathered before it.
-    func write(_ line: String) {
+    func write(_ line: String) { write(Array(line.utf8)) }
+
+    /// Writes `line`'s bytes now, after whatever was gathered before it.
+    func write(_ line: [UInt8]) {
         writing.lock()
         defer { writing.unlock() }
         var bytes = take()
-        bytes.append(contentsOf: line.utf8)
+        if bytes.isEmpty { bytes = line } else { bytes.append(contentsOf: line) }
         writeAll(fd, bytes)
     }
 
     /// Writes `line` within 2 ms, with the others gathered meanwhile.
-    func gather(_ line: String) {
+    func gather(_ line: String) { gather(Array(line.utf8)) }
+
+    /// Writes `line`'s bytes within 2 ms, with the others gathered meanwhile.
+    func gather(_ line: [UInt8]) {
         gate.lock()
         if pending.count > Self.maxPending {
             gate.unlock()
             return write(line)
         }
         let wasEmpty = pending.isEmpty
-        pending.append(contentsOf: line.utf8)
+        pending.append(contentsOf: line)
         if !flusherStarted {
             flusherStarted = true
             startThread(name: "buttond.log") { [self] in flush() }

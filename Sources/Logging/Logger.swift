@@ -36,19 +36,59 @@ public struct Logger: Sendable {
     ) {
         guard level >= self.level || force else { return }
         let fields = fields()
-        let time = Timestamp.iso8601(milliseconds: Timestamp.now())
-        var line: String
+        // Built as bytes in one buffer: string interpolation and `+=` cost a request's line
+        // several allocations and most of its instructions.
+        var line: [UInt8] = []
+        line.reserveCapacity(224)
         switch format {
         case .logfmt:
-            line = "ts=\(time) level=\(level.rawValue) msg=\(Self.quote(message))"
-            for (key, value) in fields { line += " \(key)=\(Self.quote(value))" }
+            line.append(contentsOf: "ts=".utf8)
+            Timestamp.iso8601(milliseconds: Timestamp.now(), into: &line)
+            line.append(contentsOf: " level=".utf8)
+            line.append(contentsOf: level.rawValue.utf8)
+            line.append(contentsOf: " msg=".utf8)
+            Self.appendQuoted(message, to: &line)
+            for (key, value) in fields {
+                line.append(UInt8(ascii: " "))
+                line.append(contentsOf: key.utf8)
+                line.append(UInt8(ascii: "="))
+                Self.appendQuoted(value, to: &line)
+            }
         case .json:
-            line = "{\"ts\":\"\(time)\",\"level\":\"\(level.rawValue)\",\"msg\":\(Self.jsonString(message))"
-            for (key, value) in fields { line += ",\(Self.jsonString(key)):\(Self.jsonString(value))" }
-            line += "}"
+            line.append(contentsOf: #"{"ts":""#.utf8)
+            Timestamp.iso8601(milliseconds: Timestamp.now(), into: &line)
+            line.append(contentsOf: #"","level":""#.utf8)
+            line.append(contentsOf: level.rawValue.utf8)
+            line.append(contentsOf: #"","msg":"#.utf8)
+            Self.appendJSONString(message, to: &line)
+            for (key, value) in fields {
+                line.append(UInt8(ascii: ","))
+                Self.appendJSONString(key, to: &line)
+                line.append(UInt8(ascii: ":"))
+                Self.appendJSONString(value, to: &line)
+            }
+            line.append(UInt8(ascii: "}"))
         }
-        line += "\n"
+        line.append(UInt8(ascii: "\n"))
         if gathered { LogOutput.standardError.gather(line) } else { LogOutput.standardError.write(line) }
+    }
+
+    /// `quote(value)`'s bytes appended to `line`.
+    static func appendQuoted(_ value: String, to line: inout [UInt8]) {
+        if isPlain(value) { line.append(contentsOf: value.utf8) } else { appendJSONString(value, to: &line) }
+    }
+
+    /// `jsonString(value)`'s bytes appended to `line`: a value of printable ASCII with nothing
+    /// to escape (nearly every one) is copied as it is.
+    static func appendJSONString(_ value: String, to line: inout [UInt8]) {
+        let printable = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        if printable {
+            line.append(UInt8(ascii: "\""))
+            line.append(contentsOf: value.utf8)
+            line.append(UInt8(ascii: "\""))
+        } else {
+            line.append(contentsOf: jsonString(value).utf8)
+        }
     }
 
     /// C0 and C1 controls, DEL, and the Unicode line and paragraph separators: what could end
