@@ -62,14 +62,24 @@ public struct Router: Sendable {
     }
 
     private static func match(_ segments: [Segment], _ parts: [Substring.UTF8View]) -> [String: String]? {
-        for (segment, part) in zip(segments, parts) {
-            if case .literal(let literal) = segment, !literal.elementsEqual(part) { return nil }
+        // Last segment first: routes that share a prefix (`/api/v1/buttons/{id}/…`) differ at
+        // the end, so most candidates are refused on one comparison instead of four.
+        for index in segments.indices.reversed() {
+            if case .literal(let literal) = segments[index], !Self.equal(literal, parts[index]) { return nil }
         }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
             if case .parameter(let name) = segment { parameters[name] = String(Substring(part)) }
         }
         return parameters
+    }
+
+    /// Whether `part` is `literal`, compared as contiguous bytes where the path has them.
+    private static func equal(_ literal: [UInt8], _ part: Substring.UTF8View) -> Bool {
+        guard literal.count == part.count else { return false }
+        return part.withContiguousStorageIfAvailable { bytes in
+            literal.withUnsafeBufferPointer { $0.elementsEqual(bytes) }
+        } ?? literal.elementsEqual(part)
     }
 
     /// Runs the matching handler; errors it throws become JSON error responses.
