@@ -21,12 +21,28 @@ final class TestServer: Sendable {
         options.publicDir = TestServer.repositoryRoot + "/public"
         options.logLevel = .warn
         configure(&options)
-        app = try ButtonServerApp(options: options)
+        app = try Self.open(options)
         try app.start()
         client = HTTPClient(port: app.port, token: options.adminToken)
     }
 
     static var repositoryRoot: String { ServerProcess.repositoryRoot }
+
+    /// The app on `options`' data directory. Reopened after a stop in the same process, the
+    /// directory's lock can still be held for a moment by a child another test is spawning
+    /// (it holds a copy of every descriptor until its exec closes them): that refusal is
+    /// retried for up to 2 s.
+    static func open(_ options: ServeOptions) throws -> ButtonServerApp {
+        for _ in 0..<20 {
+            do {
+                return try ButtonServerApp(options: options)
+            } catch {
+                guard error.description.contains("another buttond is using") else { throw error }
+                usleep(100_000)
+            }
+        }
+        return try ButtonServerApp(options: options)
+    }
 
     func stop() { app.stop() }
 
