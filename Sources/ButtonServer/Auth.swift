@@ -84,7 +84,7 @@ struct Auth: Sendable {
     }
 
     private static func presented(_ request: Request, pattern: String) -> String? {
-        if let header = request.header("authorization") {
+        if let header = request.headers["authorization"] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmed() }
         }

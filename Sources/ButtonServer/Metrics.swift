@@ -33,8 +33,9 @@ final class Metrics: CommitObserver {
     private struct State {
         var requests: [RequestKey: UInt64] = [:]
         /// By the role of the token presented (`none` when none was asked): never by token name,
-        /// which would make the label set unbounded.
-        var requestsByRole: [String: UInt64] = [:]
+        /// which would make the label set unbounded. Four roles at most: found by a search, which
+        /// costs a request less than hashing the name.
+        var requestsByRole: [(role: String, count: UInt64)] = []
         var requestDuration = Histogram()
         var events: [String: UInt64] = [:]
         var rejected: [String: UInt64] = [:]
@@ -50,7 +51,11 @@ final class Metrics: CommitObserver {
     func request(route: String, method: String, status: Int, seconds: Double, role: String = "none") {
         state.withLock { s in
             s.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            s.requestsByRole[role, default: 0] += 1
+            if let index = s.requestsByRole.firstIndex(where: { $0.role == role }) {
+                s.requestsByRole[index].count += 1
+            } else {
+                s.requestsByRole.append((role, 1))
+            }
             s.requestDuration.observe(seconds)
         }
     }
@@ -119,7 +124,7 @@ final class Metrics: CommitObserver {
             })
         text.family(
             "buttond_http_requests_by_role_total", .counter, "HTTP requests by the role of the token presented.",
-            samples: s.requestsByRole.sorted(by: { $0.key < $1.key }).map { ("role=\"\($0.key)\"", "\($0.value)") })
+            samples: s.requestsByRole.sorted(by: { $0.role < $1.role }).map { ("role=\"\($0.role)\"", "\($0.count)") })
         Self.histogram("buttond_http_request_duration_seconds", "Time to answer a request.", s.requestDuration, into: &text)
         text.family(
             "buttond_control_events_total", .counter, "Control events emitted, by type.",

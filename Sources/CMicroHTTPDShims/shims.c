@@ -215,8 +215,15 @@ struct framing_scan {
     int bad_name, bad_coding;
 };
 
+/* RFC 9110 tchar: a visible ASCII character other than a separator. */
 static int is_token_char(unsigned char c) {
-    return c > 0x20 && c < 0x7f && strchr("\"(),/:;<=>?@[\\]{}", c) == NULL;
+    switch (c) {
+    case '"': case '(': case ')': case ',': case '/': case ':': case ';': case '<': case '=':
+    case '>': case '?': case '@': case '[': case '\\': case ']': case '{': case '}':
+        return 0;
+    default:
+        return c > 0x20 && c < 0x7f;
+    }
 }
 
 static int equals_ignoring_case(const char *a, const char *b) { return strcasecmp(a, b) == 0; }
@@ -225,16 +232,18 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
     (void)kind;
     struct framing_scan *scan = cls;
     if (key == NULL) return MHD_YES;
-    if (*key == '\0') scan->bad_name = 1;
-    for (const unsigned char *c = (const unsigned char *)key; *c != '\0'; c++) {
+    size_t length = 0;
+    for (const unsigned char *c = (const unsigned char *)key; *c != '\0'; c++, length++) {
         if (!is_token_char(*c)) scan->bad_name = 1;
     }
-    if (equals_ignoring_case(key, "Content-Length")) {
+    if (length == 0) scan->bad_name = 1;
+    /* Compared only when the length can match: most headers are none of the three. */
+    if (length == 14 && equals_ignoring_case(key, "Content-Length")) {
         scan->content_lengths++;
-    } else if (equals_ignoring_case(key, "Transfer-Encoding")) {
+    } else if (length == 17 && equals_ignoring_case(key, "Transfer-Encoding")) {
         scan->transfer_encodings++;
         if (value == NULL || !equals_ignoring_case(value, "chunked")) scan->bad_coding = 1;
-    } else if (equals_ignoring_case(key, "Host")) {
+    } else if (length == 4 && equals_ignoring_case(key, "Host")) {
         scan->hosts++;
     }
     return MHD_YES;
@@ -333,13 +342,63 @@ uint16_t bd_daemon_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
+struct header_copy {
+    char *out;
+    size_t capacity;
+    size_t used;
+};
+
+static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct header_copy *copy = cls;
+    if (key == NULL) return MHD_YES;
+    if (value == NULL) value = "";
+    size_t key_length = strlen(key), value_length = strlen(value);
+    size_t needed = key_length + 1 + value_length + 1;
+    if (copy->out != NULL && copy->used + needed <= copy->capacity) {
+        char *p = copy->out + copy->used;
+        for (size_t i = 0; i < key_length; i++) p[i] = (key[i] >= 'A' && key[i] <= 'Z') ? (char)(key[i] | 0x20) : key[i];
+        p[key_length] = '\0';
+        memcpy(p + key_length + 1, value, value_length + 1);
+    }
+    copy->used += needed;
+    return MHD_YES;
+}
+
+size_t bd_request_headers(struct MHD_Connection *connection, void *out, size_t capacity) {
+    struct header_copy copy = {.out = out, .capacity = capacity, .used = 0};
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, copy_header, &copy);
+    return copy.used;
+}
+
+void bd_add_response_headers(struct MHD_Response *response, const char *pairs, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        const char *name = pairs;
+        const char *value = name + strlen(name) + 1;
+        MHD_add_response_header(response, name, value);
+        pairs = value + strlen(value) + 1;
+    }
+}
+
 void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len) {
     buf[0] = '\0';
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || info->client_addr == NULL) return;
     const struct sockaddr *sa = info->client_addr;
-    if (sa->sa_family == AF_INET) {
+    if (sa->sa_family == AF_INET && len >= INET_ADDRSTRLEN) {
+        /* inet_ntop's dotted quad, without its printf (which cost a request's log line more
+           than the rest of its address lookup). */
+        const unsigned char *octet = (const unsigned char *)&((const struct sockaddr_in *)sa)->sin_addr;
+        char *p = buf;
+        for (int i = 0; i < 4; i++) {
+            unsigned int v = octet[i];
+            if (v >= 100) *p++ = (char)('0' + v / 100);
+            if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
+            *p++ = (char)('0' + v % 10);
+            *p++ = i < 3 ? '.' : '\0';
+        }
+    } else if (sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
     } else if (sa->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);

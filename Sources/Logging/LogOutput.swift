@@ -56,6 +56,9 @@ final class LogOutput: @unchecked Sendable {  // `pending` is only touched with 
         gate.locked {
             var bytes: [UInt8] = []
             swap(&bytes, &pending)
+            // Room for as many lines as last time: gathering them then never grows the buffer
+            // (a copy of all the lines so far, on a request's worker).
+            pending.reserveCapacity(bytes.count)
             return bytes
         }
     }

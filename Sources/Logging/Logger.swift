@@ -42,21 +42,21 @@ public struct Logger: Sendable {
         line.reserveCapacity(224)
         switch format {
         case .logfmt:
-            line.append(contentsOf: "ts=".utf8)
-            Timestamp.iso8601(milliseconds: Timestamp.now(), into: &line)
-            line.append(contentsOf: " level=".utf8)
-            line.append(contentsOf: level.rawValue.utf8)
-            line.append(contentsOf: " msg=".utf8)
+            Self.append("ts=", to: &line)
+            LineTime.append(Timestamp.now(), to: &line)
+            Self.append(" level=", to: &line)
+            Self.append(level.rawValue, to: &line)
+            Self.append(" msg=", to: &line)
             Self.appendQuoted(message, to: &line)
             for (key, value) in fields {
                 line.append(UInt8(ascii: " "))
-                line.append(contentsOf: key.utf8)
+                Self.append(key, to: &line)
                 line.append(UInt8(ascii: "="))
                 Self.appendQuoted(value, to: &line)
             }
         case .json:
             line.append(contentsOf: #"{"ts":""#.utf8)
-            Timestamp.iso8601(milliseconds: Timestamp.now(), into: &line)
+            LineTime.append(Timestamp.now(), to: &line)
             line.append(contentsOf: #"","level":""#.utf8)
             line.append(contentsOf: level.rawValue.utf8)
             line.append(contentsOf: #"","msg":"#.utf8)
@@ -73,8 +73,23 @@ public struct Logger: Sendable {
         if gathered { LogOutput.standardError.gather(line) } else { LogOutput.standardError.write(line) }
     }
 
+    /// `text`'s bytes appended to `line` in one copy (appending its `utf8` view cost twice as
+    /// much, and a request's line has ten such pieces).
+    private static func append(_ text: String, to line: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { line.append(contentsOf: $0) }
+    }
+
     /// `quote(value)`'s bytes appended to `line`.
     static func appendQuoted(_ value: String, to line: inout [UInt8]) {
+        // Printable ASCII (nearly every value) is checked and copied in one pass over its bytes.
+        var value = value
+        let copied = value.withUTF8 { bytes in
+            guard plainASCII(bytes) == true else { return false }
+            line.append(contentsOf: bytes)
+            return true
+        }
+        if copied { return }
         if isPlain(value) { line.append(contentsOf: value.utf8) } else { appendJSONString(value, to: &line) }
     }
 
@@ -106,13 +121,19 @@ public struct Logger: Sendable {
     /// through here, so ASCII (nearly all of them) is decided on its bytes; Unicode's whitespace
     /// property is only asked of the rest.
     static func isPlain(_ value: String) -> Bool {
-        guard !value.isEmpty else { return false }
-        var ascii = true
-        for byte in value.utf8 {
-            if byte >= 0x80 {
-                ascii = false
-                break
-            }
+        var value = value
+        if let plain = value.withUTF8(plainASCII) { return plain }
+        return !value.unicodeScalars.contains { c in
+            c == " " || c == "\"" || c == "=" || c == "\\" || isControl(c) || c.properties.isWhitespace
+        }
+    }
+
+    /// `isPlain` decided on the bytes of a value: nil when they are not all ASCII (Unicode then
+    /// decides), unless an ASCII byte before the first that is not already says no.
+    private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard !bytes.isEmpty else { return false }
+        for byte in bytes {
+            if byte >= 0x80 { return nil }
             // Controls and space, DEL, and the three logfmt quotes a value.
             if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "=")
                 || byte == UInt8(ascii: "\\")
@@ -120,10 +141,7 @@ public struct Logger: Sendable {
                 return false
             }
         }
-        if ascii { return true }
-        return !value.unicodeScalars.contains { c in
-            c == " " || c == "\"" || c == "=" || c == "\\" || isControl(c) || c.properties.isWhitespace
-        }
+        return true
     }
 
     static func jsonString(_ value: String) -> String {

@@ -25,37 +25,24 @@ private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: S
     return String(cString: value)
 }
 
-private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercase: Bool) -> [String: String] {
+/// The values of `kind` (query arguments) by name; the last one when a name comes twice.
+private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+    // Counted first: nearly every request has none, and the box and its dictionary cost more.
+    guard MHD_get_connection_values(connection, kind, nil, nil) > 0 else { return [:] }
     final class Box {
         var values: [String: String] = [:]
-        var lowercase = false
     }
     let box = Box()
-    box.lowercase = lowercase
     let iterator: MHD_KeyValueIterator = { cls, _, key, value in
         let box = Unmanaged<Box>.fromOpaque(cls!).takeUnretainedValue()
         guard let key else { return .YES }
-        box.values[box.lowercase ? asciiLowercased(key) : String(cString: key)] = value.map { String(cString: $0) } ?? ""
+        box.values[String(cString: key)] = value.map { String(cString: $0) } ?? ""
         return .YES
     }
     withExtendedLifetime(box) {
         _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(box).toOpaque())
     }
     return box.values
-}
-
-/// A header name lower-cased in one pass over its bytes: a name is ASCII (`bd_framing_problem`
-/// refused any other before a route runs), and `String.lowercased()`'s Unicode tables cost
-/// more than the rest of the request's headers.
-func asciiLowercased(_ name: UnsafePointer<CChar>) -> String {
-    let count = strlen(name)
-    return String(unsafeUninitializedCapacity: count) { buffer in
-        for index in 0..<count {
-            let byte = UInt8(bitPattern: name[index])
-            buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-        }
-        return count
-    }
 }
 
 private func queue(_ response: Response, on connection: OpaquePointer, server: HTTPServer) -> MHD_Result {
@@ -74,8 +61,14 @@ private func queue(_ response: Response, on connection: OpaquePointer, server: H
         handle = nil
     }
     guard let handle else { return .NO }
-    for (name, value) in server.configuration.defaultHeaders { MHD_add_response_header(handle, name, value) }
-    for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    server.defaultHeaders.withUnsafeBufferPointer { pairs in
+        bd_add_response_headers(handle, pairs.baseAddress, server.configuration.defaultHeaders.count)
+    }
+    for (name, value) in response.headers {
+        // `withCString` lends a native string's own bytes; passing the strings as pointers
+        // would copy each into a new array first.
+        name.withCString { name in value.withCString { value in _ = MHD_add_response_header(handle, name, value) } }
+    }
     // Stopping: this answer is the connection's last, so no new request begins on it.
     if server.isStopping { MHD_add_response_header(handle, "Connection", "close") }
     let result = MHD_queue_response(connection, UInt32(response.status), handle)
@@ -241,8 +234,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
     }
     let request = Request(
         method: methodName, path: path,
-        query: collect(connection, .GET_ARGUMENT_KIND, lowercase: false),
-        headers: collect(connection, .HEADER_KIND, lowercase: true),
+        query: collect(connection, .GET_ARGUMENT_KIND), headers: Headers(of: connection),
         body: context.body, remoteAddress: "")
     context.body = []
     let configuration = server.configuration
@@ -254,7 +246,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
             refusal.response, route: String(refusal.status), method: methodName, path: path, context: context,
             connection: connection, server: server)
     }
-    let (response, route, access) = server.router.handleGranting(request)
+    let (response, route, access) = server.router.handleGranting(consume request)
     context.access = access
     return answer(
         response, route: route, method: methodName, path: path, context: context, connection: connection,

@@ -12,6 +12,9 @@ public final class HTTPServer: Sendable {
     let router: Router
     let onRequest: (@Sendable (RequestRecord) -> Void)?
     public let streams: StreamHub
+    /// `configuration.defaultHeaders` as the C strings every response is given, made once:
+    /// `name\0value\0` for each (see `bd_add_response_headers`).
+    let defaultHeaders: [CChar]
     private let daemon = Mutex<CHandle?>(nil)
     private let boundPort = Atomic<Int>(0)
     private let heartbeat = Mutex<HeartbeatTimer?>(nil)
@@ -32,6 +35,7 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.router = router
         self.onRequest = onRequest
+        defaultHeaders = configuration.defaultHeaders.flatMap { name, value in name.utf8CString + value.utf8CString }
         self.streams = streams ?? StreamHub(maxStreams: configuration.maxStreams)
     }
 

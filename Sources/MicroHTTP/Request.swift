@@ -5,17 +5,17 @@ public struct Request: Sendable {
     public var path: String
     public var query: [String: String]
     /// Header names are lower-cased.
-    public var headers: [String: String]
+    public var headers: Headers
     public var body: [UInt8]
     /// Values of `{name}` segments of the matched route.
-    public var parameters: [String: String] = [:]
+    public var parameters = Parameters()
     public var remoteAddress: String
     /// What the route guard granted (the server's own type, such as a role and a scope); nil
     /// when nothing was asked.
     public var access: (any Sendable)?
 
     public init(
-        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        method: String, path: String, query: [String: String] = [:], headers: Headers = [:],
         body: [UInt8] = [], remoteAddress: String = ""
     ) {
         self.method = method
@@ -28,10 +28,21 @@ public struct Request: Sendable {
 
     public func header(_ name: String) -> String? {
         // Callers nearly always ask in lower case already: no new string then.
-        if !name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 }) {
-            return headers[name]
+        var name = name
+        let lowercase = name.withUTF8 { bytes in
+            !bytes.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 }
         }
-        return headers[name.lowercased()]
+        return headers[lowercase ? name : name.lowercased()]
+    }
+
+    /// A matched route's `{name}` values: the route's names (shared by all its requests) and
+    /// the values in pattern order. A route has one or two, so a search beats a dictionary,
+    /// which cost every press its allocation and hashing.
+    public struct Parameters: Sendable {
+        var names: [String] = []
+        var values: [String] = []
+
+        public subscript(name: String) -> String? { names.firstIndex(of: name).map { values[$0] } }
     }
 
     /// A route parameter; the router guarantees the ones in the pattern exist.
@@ -42,7 +53,7 @@ public struct Request: Sendable {
     /// optional, and `curl -d '{…}'`'s default form content type is taken when the body is JSON.
     public func json(maxDepth: Int = 32) throws(HTTPError) -> JSONValue {
         if body.isEmpty { return .object([:]) }
-        if let type = header("content-type"), type != "application/json" {
+        if let type = headers["content-type"], type != "application/json" {
             let mime = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
             if mime == "application/x-www-form-urlencoded" {
                 guard let value = try? JSONParser.parse(body, maxDepth: maxDepth) else { throw .formBody(body) }

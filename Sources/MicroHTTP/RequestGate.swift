@@ -50,18 +50,19 @@ public struct RequestGate: Sendable {
     /// `127.0.0.1` or `localhost`, with a port or none: what nearly every request on the
     /// default bind carries, answered without lower-casing and parsing it (the press path).
     static func isLoopback(host: String) -> Bool {
-        var utf8 = host.utf8[...]
-        if utf8.starts(with: "127.0.0.1".utf8) {
-            utf8 = utf8.dropFirst(9)
-        } else if utf8.starts(with: "localhost".utf8) {
-            utf8 = utf8.dropFirst(9)
-        } else {
-            return false
+        var host = host
+        return host.withUTF8 { bytes in
+            guard starts(bytes, with: "127.0.0.1") || starts(bytes, with: "localhost") else { return false }
+            let rest = bytes.dropFirst(9)
+            guard let colon = rest.first else { return true }
+            let port = rest.dropFirst()
+            return colon == UInt8(ascii: ":") && !port.isEmpty && port.count <= 5
+                && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         }
-        guard let colon = utf8.first else { return true }
-        let port = utf8.dropFirst()
-        return colon == UInt8(ascii: ":") && !port.isEmpty && port.count <= 5
-            && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: StaticString) -> Bool {
+        bytes.count >= prefix.utf8CodeUnitCount && memcmp(bytes.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
     }
 
     /// The host of a `Host` header: lower-cased, without its port, an IPv6 address unbracketed.

@@ -3,13 +3,29 @@
 public struct Router: Sendable {
     public typealias Handler = @Sendable (Request) throws -> Response
 
-    struct Route: Sendable {
-        var method: String
-        var pattern: String
-        var segments: [Segment]
+    /// A class, not a struct: a request is matched against several routes, and looking at one
+    /// costs a retain instead of a copy of its strings, arrays and handler.
+    final class Route: Sendable {
+        let method: String
+        let pattern: String
+        let segments: [Segment]
+        /// The names of the `{name}` segments, in order (`Request.Parameters` shares it).
+        let parameterNames: [String]
+        /// Where those segments are in the path.
+        let parameterIndexes: [Int]
         /// The query parameters the route reads; with `refusesUnknownQuery`, any other is 400.
-        var query: [String]
-        var handler: Handler
+        let query: [String]
+        let handler: Handler
+
+        init(method: String, pattern: String, segments: [Segment], query: [String], handler: @escaping Handler) {
+            self.method = method
+            self.pattern = pattern
+            self.segments = segments
+            parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
+            parameterIndexes = segments.indices.filter { if case .parameter = segments[$0] { true } else { false } }
+            self.query = query
+            self.handler = handler
+        }
     }
 
     enum Segment: Sendable, Equatable {
@@ -18,8 +34,8 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
-    /// Route indexes by number of path segments: a request is only matched against those.
-    private var bySegmentCount: [Int: [Int]] = [:]
+    /// Routes by number of path segments (the index): a request is only matched against those.
+    private var bySegmentCount: [[Route]] = []
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: Handler?
     /// Runs before every matched route's handler (auth): throwing answers with that error; what
@@ -36,8 +52,10 @@ public struct Router: Sendable {
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(Array(part.utf8))
         }
-        bySegmentCount[segments.count, default: []].append(routes.count)
-        routes.append(Route(method: method, pattern: pattern, segments: segments, query: query, handler: handler))
+        let route = Route(method: method, pattern: pattern, segments: segments, query: query, handler: handler)
+        while bySegmentCount.count <= segments.count { bySegmentCount.append([]) }
+        bySegmentCount[segments.count].append(route)
+        routes.append(route)
     }
 
     public mutating func get(_ pattern: String, query: [String] = [], _ handler: @escaping Handler) {
@@ -53,7 +71,7 @@ public struct Router: Sendable {
 
     /// 400 naming the first parameter `route` does not know (sorted, so the answer is stable).
     private static func checkQuery(_ request: Request, _ route: Route) throws(HTTPError) {
-        guard let unknown = request.query.keys.filter({ !route.query.contains($0) }).sorted().first else { return }
+        guard !request.query.isEmpty, let unknown = request.query.keys.filter({ !route.query.contains($0) }).sorted().first else { return }
         let known = route.query.isEmpty ? "takes no query parameters" : "knows \(route.query.joined(separator: ", "))"
         throw HTTPError(
             400, code: "unknown_parameter",
@@ -61,25 +79,15 @@ public struct Router: Sendable {
             details: ["parameter": .string(unknown)])
     }
 
-    private static func match(_ segments: [Segment], _ parts: [Substring.UTF8View]) -> [String: String]? {
+    /// The route's parameters if `path` matches its segments, else nil.
+    private static func match(_ route: Route, _ path: PathSegments) -> Request.Parameters? {
         // Last segment first: routes that share a prefix (`/api/v1/buttons/{id}/…`) differ at
         // the end, so most candidates are refused on one comparison instead of four.
+        let segments = route.segments
         for index in segments.indices.reversed() {
-            if case .literal(let literal) = segments[index], !Self.equal(literal, parts[index]) { return nil }
+            if case .literal(let literal) = segments[index], !path.segment(index, equals: literal) { return nil }
         }
-        var parameters: [String: String] = [:]
-        for (segment, part) in zip(segments, parts) {
-            if case .parameter(let name) = segment { parameters[name] = String(Substring(part)) }
-        }
-        return parameters
-    }
-
-    /// Whether `part` is `literal`, compared as contiguous bytes where the path has them.
-    private static func equal(_ literal: [UInt8], _ part: Substring.UTF8View) -> Bool {
-        guard literal.count == part.count else { return false }
-        return part.withContiguousStorageIfAvailable { bytes in
-            literal.withUnsafeBufferPointer { $0.elementsEqual(bytes) }
-        } ?? literal.elementsEqual(part)
+        return Request.Parameters(names: route.parameterNames, values: route.parameterIndexes.map(path.string))
     }
 
     /// Runs the matching handler; errors it throws become JSON error responses.
@@ -90,15 +98,14 @@ public struct Router: Sendable {
     }
 
     /// `handle`, also returning what the guard granted (for the request's log line and metrics).
-    public func handleGranting(_ request: Request) -> (Response, String, (any Sendable)?) {
-        // Split as bytes: "/" is ASCII, and grapheme-aware splitting costs more than routing.
-        let parts = request.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+    public func handleGranting(_ request: consuming Request) -> (Response, String, (any Sendable)?) {
+        let path = PathSegments(request.path)
         var allowed: [String] = []
         var request = request
         let method = request.method == "HEAD" ? "GET" : request.method
-        for index in bySegmentCount[parts.count] ?? [] {
-            let route = routes[index]
-            guard let parameters = Self.match(route.segments, parts) else { continue }
+        let candidates = path.count < bySegmentCount.count ? bySegmentCount[path.count] : []
+        for route in candidates {
+            guard let parameters = Self.match(route, path) else { continue }
             if route.method == method {
                 request.parameters = parameters
                 if let guardRoute {

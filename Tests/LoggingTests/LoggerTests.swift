@@ -37,6 +37,26 @@ import Testing
         #expect(!Logger.isPlain("a\u{3000}b"), "ideographic space")
     }
 
+    /// A line's time is the timestamp's text, whether its second was formatted for an earlier
+    /// line (kept) or not (made again): across second boundaries, backwards, and before 1970.
+    @Test func lineTimesAreTheTimestampText() {
+        let second: Int64 = 1_764_662_400_000
+        for milliseconds in [second, second + 1, second + 999, second + 1000, second + 500, second - 1, 0, -1, 253_402_300_799_999] {
+            var line: [UInt8] = []
+            LineTime.append(milliseconds, to: &line)
+            #expect(line == Timestamp.iso8601Bytes(milliseconds: milliseconds), "\(milliseconds)")
+        }
+    }
+
+    /// Values are copied, quoted or escaped as `quote` says, whichever way `appendQuoted` takes.
+    @Test func appendedValuesAreTheirQuotedText() {
+        for value in ["", "plain", "/api/v1/buttons/b7/press", "a b", "a=b", "q\"", "back\\slash", "tab\t", "21.5 °C", "grün", "a\u{2028}b", "x\u{7F}"] {
+            var line: [UInt8] = []
+            Logger.appendQuoted(value, to: &line)
+            #expect(String(decoding: line, as: UTF8.self) == Logger.quote(value), "\(value)")
+        }
+    }
+
     /// Request lines gathered for a later write still come out in order: before a line written
     /// at once that follows them, and on their own once the gathering thread writes them.
     @Test func gatheredLinesKeepTheirOrder() {

@@ -9,6 +9,12 @@ final class LiveServer: Sendable {
     let client: HTTPClient
     let publicDir: String
     let opened = Opened()
+    /// What the server reported of each request answered.
+    let records = Records()
+
+    final class Records: Sendable {
+        let list = Mutex<[RequestRecord]>([])
+    }
 
     /// Streams the `/stream` handler has opened, and the hub it opens them from.
     final class Opened: Sendable {
@@ -26,6 +32,10 @@ final class LiveServer: Sendable {
         var router = Router()
         router.get("/hello") { _ in .text("hello") }
         router.get("/items/{id}") { request in .json(["id": .string(request.parameter("id"))]) }
+        router.get("/items/{id}/parts/{part}") { request in
+            .json(["id": .string(request.parameter("id")), "part": .string(request.parameter("part"))])
+        }
+        router.get("/headers/{name}") { request in .json(["value": request.header(request.parameter("name")).map { .string($0) } ?? .null]) }
         router.delete("/items/{id}") { _ in .noContent }
         router.post("/echo") { request in
             let value = try request.json()
@@ -46,7 +56,8 @@ final class LiveServer: Sendable {
         configuration.port = 0
         configuration.heartbeatSeconds = heartbeatSeconds
         configuration.maxStreams = maxStreams
-        let server = HTTPServer(configuration: configuration, router: router)
+        let records = records
+        let server = HTTPServer(configuration: configuration, router: router, onRequest: { record in records.list.withLock { $0.append(record) } })
         opened.hub.withLock { $0 = server.streams }
         try server.start()
         self.server = server

@@ -15,6 +15,23 @@ struct ServerTests {
         let item = try live.client.get("/items/door-1")
         #expect(item.json["id"] == "door-1")
         #expect(try live.client.request("DELETE", "/items/x").status == 204)
+        let part = try live.client.get("/items/door-1/parts/hinge")
+        #expect(part.json == ["id": "door-1", "part": "hinge"])
+        #expect(try live.client.get("//items//door-2/").json["id"] == "door-2", "empty segments are skipped")
+    }
+
+    /// A handler reads a request's headers by name in any case; one not sent is nil. The
+    /// server reports each request with the client's address.
+    @Test func headersAreReadByNameAndRequestsRecordTheClient() throws {
+        let live = try LiveServer()
+        let sent = try live.client.request("GET", "/headers/x-mixed-case", body: nil, headers: ["X-Mixed-CASE": "a b=c"])
+        #expect(sent.json["value"] == "a b=c")
+        let upper = try live.client.request("GET", "/headers/X-Mixed-Case", body: nil, headers: ["x-mixed-case": "v"])
+        #expect(upper.json["value"] == "v")
+        #expect(try live.client.get("/headers/x-absent").json["value"] == .null)
+        let records = live.records.list.withLock { $0 }
+        #expect(records.count == 3)
+        #expect(records.allSatisfy { $0.remoteAddress == "127.0.0.1" && $0.route == "/headers/{name}" && $0.status == 200 })
     }
 
     @Test func unknownRouteAndWrongMethodAreJSONErrors() throws {

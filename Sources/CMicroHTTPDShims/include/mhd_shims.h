@@ -66,6 +66,15 @@ enum {
 };
 int bd_framing_problem(struct MHD_Connection *connection, const char *version);
 
+/// The request's headers as "name\0value\0" for each, names lower-cased (ASCII), in the
+/// order they arrived, written to out when they fit in capacity. Returns the bytes they take
+/// (call with capacity 0 to learn it).
+size_t bd_request_headers(struct MHD_Connection *connection, void *out, size_t capacity);
+
+/// Adds count headers to a response from pairs, "name\0value\0" for each, one after another
+/// (MHD_add_response_header for each, in one call rather than a crossing from Swift each).
+void bd_add_response_headers(struct MHD_Response *response, const char *pairs, size_t count);
+
 /// Writes the client's numeric address into buf ("" when unknown).
 void bd_connection_client_address(struct MHD_Connection *connection, char *buf, size_t len);
 

@@ -1,0 +1,72 @@
+import CMicroHTTPD
+import CMicroHTTPDShims
+import Platform
+
+/// A request's headers, names lower-cased, kept as libmicrohttpd's bytes (`name\0value\0` for
+/// each, in arrival order) and made strings only when a handler asks for one. A request reads
+/// three or four of them (host, origin, authorization, content type), so a search of a few
+/// hundred bytes costs less than the dictionary of strings it replaces cost every press.
+public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
+    private let bytes: [UInt8]
+
+    /// `headers` as if they had arrived in that order; names are lower-cased.
+    public init(dictionaryLiteral headers: (String, String)...) {
+        var bytes: [UInt8] = []
+        for (name, value) in headers {
+            bytes += name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+            bytes.append(0)
+            bytes += value.utf8
+            bytes.append(0)
+        }
+        self.bytes = bytes
+    }
+
+    /// The headers of the request `connection` is reading, copied in one pass (libmicrohttpd
+    /// frees them when the request ends).
+    init(of connection: OpaquePointer) {
+        // Most requests' headers fit in the first guess; the others are copied again.
+        var count = 512
+        while true {
+            var needed = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                needed = bd_request_headers(connection, buffer.baseAddress, count)
+                initialized = needed <= count ? needed : 0
+            }
+            if needed <= count {
+                self.bytes = bytes
+                return
+            }
+            count = needed
+        }
+    }
+
+    /// Every header in arrival order (names lower-cased), a repeated one each time it came.
+    public var all: [(name: String, value: String)] {
+        let parts = bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+        return stride(from: 0, to: parts.count - 1, by: 2).map { (parts[$0], parts[$0 + 1]) }
+    }
+
+    /// The value of header `name` (lower case); of the last one when it came more than once.
+    public subscript(name: String) -> String? {
+        var name = name
+        return name.withUTF8 { name in
+            bytes.withUnsafeBufferPointer { bytes -> String? in
+                guard let start = bytes.baseAddress else { return nil }
+                // Every name and every value ends with a 0, which memchr finds a word at a time.
+                let base = UnsafeRawPointer(start)
+                func end(from offset: Int) -> Int { UnsafeRawPointer(memchr(base + offset, 0, bytes.count - offset)!) - base }
+                var found: Range<Int>?
+                var index = 0
+                while index < bytes.count {
+                    let nameEnd = end(from: index)
+                    let valueEnd = end(from: nameEnd + 1)
+                    if nameEnd - index == name.count && (name.isEmpty || memcmp(base + index, name.baseAddress!, name.count) == 0) {
+                        found = nameEnd + 1..<valueEnd
+                    }
+                    index = valueEnd + 1
+                }
+                return found.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            }
+        }
+    }
+}
