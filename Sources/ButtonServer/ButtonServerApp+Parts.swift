@@ -79,18 +79,15 @@ extension ButtonServerApp {
             }
             guard logger.level <= .info else { return }
             let duration = milliseconds(micros: Int(record.durationSeconds * 1_000_000))
-            let (method, path, route, status, remote) = (record.method, record.path, record.route, String(record.status), record.remoteAddress)
-            // A named token by its name, never its value; a fixed token by its role.
-            if let grant {
-                let token = grant.name ?? grant.role.name
-                logger.log(
-                    .info, "request",
-                    ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote, "token": token],
-                    gathered: true)
-            } else {
-                logger.log(
-                    .info, "request", ["method": method, "path": path, "route": route, "status": status, "duration_ms": duration, "remote": remote],
-                    gathered: true)
+            logger.log(.info, "request", gathered: true) { line in
+                line.field("method", record.method)
+                line.field("path", record.path)
+                line.field("route", record.route)
+                line.field("status", String(record.status))
+                line.field("duration_ms", duration)
+                line.field("remote", record.remoteAddress)
+                // A named token by its name, never its value; a fixed token by its role.
+                if let grant { line.field("token", grant.name ?? grant.role.name) }
             }
         }
     }

@@ -34,48 +34,24 @@ public struct Logger: Sendable {
         _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false,
         gathered: Bool = false
     ) {
-        guard level >= self.level || force else { return }
-        let fields = fields()
-        // Built as bytes in one buffer: string interpolation and `+=` cost a request's line
-        // several allocations and most of its instructions.
-        var line: [UInt8] = []
-        line.reserveCapacity(224)
-        switch format {
-        case .logfmt:
-            Self.append("ts=", to: &line)
-            LineTime.append(Timestamp.now(), to: &line)
-            Self.append(" level=", to: &line)
-            Self.append(level.rawValue, to: &line)
-            Self.append(" msg=", to: &line)
-            Self.appendQuoted(message, to: &line)
-            for (key, value) in fields {
-                line.append(UInt8(ascii: " "))
-                Self.append(key, to: &line)
-                line.append(UInt8(ascii: "="))
-                Self.appendQuoted(value, to: &line)
-            }
-        case .json:
-            line.append(contentsOf: #"{"ts":""#.utf8)
-            LineTime.append(Timestamp.now(), to: &line)
-            line.append(contentsOf: #"","level":""#.utf8)
-            line.append(contentsOf: level.rawValue.utf8)
-            line.append(contentsOf: #"","msg":"#.utf8)
-            Self.appendJSONString(message, to: &line)
-            for (key, value) in fields {
-                line.append(UInt8(ascii: ","))
-                Self.appendJSONString(key, to: &line)
-                line.append(UInt8(ascii: ":"))
-                Self.appendJSONString(value, to: &line)
-            }
-            line.append(UInt8(ascii: "}"))
+        log(level, message, force: force, gathered: gathered) { line in
+            for (key, value) in fields() { line.field(key, value) }
         }
-        line.append(UInt8(ascii: "\n"))
-        if gathered { LogOutput.standardError.gather(line) } else { LogOutput.standardError.write(line) }
+    }
+
+    /// `log`, with `fields` adding each field to the line itself (only when it is written): a
+    /// request's line is written this way, without first making a list of its fields.
+    public func log(_ level: Level, _ message: String, force: Bool = false, gathered: Bool = false, fields: (inout LogLine) -> Void) {
+        guard level >= self.level || force else { return }
+        var line = LogLine(format: format, level: level, message: message)
+        fields(&line)
+        let bytes = line.finished()
+        if gathered { LogOutput.standardError.gather(bytes) } else { LogOutput.standardError.write(bytes) }
     }
 
     /// `text`'s bytes appended to `line` in one copy (appending its `utf8` view cost twice as
     /// much, and a request's line has ten such pieces).
-    private static func append(_ text: String, to line: inout [UInt8]) {
+    static func append(_ text: String, to line: inout [UInt8]) {
         var text = text
         text.withUTF8 { line.append(contentsOf: $0) }
     }
