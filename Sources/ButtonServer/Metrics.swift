@@ -2,6 +2,7 @@ import Logging
 import ThreadSupport
 import ButtonStore
 import Buttons
+import ButtonEngine
 import FoundationEssentials
 import Platform
 import Dispatch
@@ -60,14 +61,24 @@ final class Metrics: CommitObserver {
         }
     }
 
+    /// One batch: its events counted by type first (a batch holds a few types many times, and
+    /// each count kept by name hashes the name), then added in one turn of the lock.
     func committed(_ events: [ControlEvent], states: [ButtonStateChange], answers: Int) {
-        self.events(events.map(\.type.rawValue))
-        commit(calls: answers)
-    }
-
-    func events(_ types: [String]) {
-        guard !types.isEmpty else { return }
-        state.withLock { s in for type in types { s.events[type, default: 0] += 1 } }
+        var counts: [(type: EventType, count: UInt64)] = []
+        // By index: `for event in events` copied every event whole to read its type.
+        for index in events.indices {
+            let type = events[index].type
+            if let known = counts.firstIndex(where: { $0.type == type }) {
+                counts[known].count += 1
+            } else {
+                counts.append((type, 1))
+            }
+        }
+        state.withLock { s in
+            for (type, count) in counts { s.events[type.rawValue, default: 0] += count }
+            s.commits += 1
+            s.committedCalls += UInt64(answers)
+        }
     }
 
     static func rejectionReason(status: Int) -> String {
@@ -82,14 +93,6 @@ final class Metrics: CommitObserver {
         case 422: "invalid"
         case 429, 503: "busy"
         default: "other"
-        }
-    }
-
-    /// One batch transaction of the sequencer that answered `calls` requests.
-    func commit(calls: Int) {
-        state.withLock { s in
-            s.commits += 1
-            s.committedCalls += UInt64(calls)
         }
     }
 

@@ -6,10 +6,12 @@ import MicroHTTP
 extension API {
     static let maxBatch = 1000
 
-    /// `{"events": [...]}` from already-serialized events.
-    static func eventsBody(_ events: [[UInt8]], extra: [UInt8] = []) -> [UInt8] {
-        var bytes: [UInt8] = Array(#"{"events":["#.utf8)
-        bytes.reserveCapacity(events.reduce(16) { $0 + $1.count + 1 })
+    /// `{"events": [...]}` from already-serialized events, in one buffer made with the size it
+    /// needs.
+    static func eventsBody(_ events: some Swift.Collection<[UInt8]>, extra: [UInt8] = []) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.reduce(16 + extra.count) { $0 + $1.count + 1 })
+        bytes.append(contentsOf: #"{"events":["#.utf8)
         for (i, json) in events.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes.append(contentsOf: json)

@@ -42,7 +42,8 @@ public struct Request: Sendable {
         var names: [String] = []
         var values: [String] = []
 
-        public subscript(name: String) -> String? { names.firstIndex(of: name).map { values[$0] } }
+        /// The value of `{name}`; of the last when a pattern names it twice, as the dictionary did.
+        public subscript(name: String) -> String? { names.lastIndex(of: name).map { values[$0] } }
     }
 
     /// A route parameter; the router guarantees the ones in the pattern exist.
