@@ -56,8 +56,8 @@ final class LogOutput: @unchecked Sendable {  // `pending` is only touched with 
         gate.locked {
             var bytes: [UInt8] = []
             swap(&bytes, &pending)
-            // Room for as many lines as last time: gathering them then never grows the buffer
-            // (a copy of all the lines so far, on a request's worker).
+            // Room for as many lines as this take holds: the workers gathering the next ones then
+            // rarely grow the buffer (each growth copies every line gathered so far).
             pending.reserveCapacity(bytes.count)
             return bytes
         }

@@ -104,8 +104,8 @@ public struct Logger: Sendable {
         }
     }
 
-    /// `isPlain` decided on the bytes of a value: nil when they are not all ASCII (Unicode then
-    /// decides), unless an ASCII byte before the first that is not already says no.
+    /// `isPlain` decided on a value's bytes where ASCII settles it (a byte to quote before any
+    /// non-ASCII one, or no non-ASCII byte at all); nil when Unicode must decide.
     private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard !bytes.isEmpty else { return false }
         for byte in bytes {

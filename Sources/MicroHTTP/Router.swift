@@ -101,7 +101,6 @@ public struct Router: Sendable {
     public func handleGranting(_ request: consuming Request) -> (Response, String, (any Sendable)?) {
         let path = PathSegments(request.path)
         var allowed: [String] = []
-        var request = request
         let method = request.method == "HEAD" ? "GET" : request.method
         let candidates = path.count < bySegmentCount.count ? bySegmentCount[path.count] : []
         for route in candidates {
