@@ -60,7 +60,7 @@ extension Sequencer {
             try checkFuture(command, now: now)
             let applied = try machines(after: command, in: batch, now: now)
             let range = batch.append(applied.gestures, idPrefix: log.idPrefix, by: sender)
-            let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
+            let rows = range.isEmpty ? [] : handlers.deliveries(for: batch.events[range], now: now)
             if !rows.isEmpty && dispatcher.depth + batch.deliveriesUnder + batch.deliveries.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)
                 throw ButtonsError.unavailable(

@@ -20,7 +20,7 @@ extension Sequencer {
             _ = registry.insert(slot)
             guard !restored.events.isEmpty else { continue }
             let events = batch.append(restored.events.map { ($0, .button(stored.id)) }, idPrefix: log.idPrefix)
-            batch.deliveries += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            batch.deliveries += handlers.deliveries(for: batch.events[events], now: now)
             released.append(
                 ButtonStateChange(id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false))
         }
