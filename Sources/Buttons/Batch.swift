@@ -106,13 +106,13 @@ package struct Batch {
         sheets[ObjectIdentifier(slot)] = (slot, machine)
     }
 
-    /// Numbers and appends events; returns their positions in `events`.
+    /// Numbers and appends the events of `source`'s gestures; returns their positions in `events`.
     @discardableResult
     package mutating func append(
-        _ gestures: [(GestureEvent, Source)], idPrefix: String, by sender: String? = nil
+        _ gestures: [GestureEvent], of source: Source, idPrefix: String, by sender: String? = nil
     ) -> Range<Int> {
         let start = events.count
-        for (gesture, source) in gestures {
+        for gesture in gestures {
             events.append(
                 ControlEvent(
                     seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source, by: sender,
