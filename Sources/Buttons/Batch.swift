@@ -68,6 +68,7 @@ package struct Batch {
         generation = previous.generation + 1
         under = previous.under.filter { $0.value.generation > committed }
         underSheets = previous.underSheets.filter { $0.value.generation > committed }
+        under.reserveCapacity(under.count + previous.buttons.count)
         for (id, entry) in previous.buttons { under[id] = (entry.slot, entry.machine, previous.generation) }
         for (id, entry) in previous.sheets { underSheets[id] = (entry.slot, entry.machine, previous.generation) }
         deliveriesBelow = previous.deliveriesBelow.filter { $0.generation > committed }
