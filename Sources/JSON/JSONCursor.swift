@@ -5,10 +5,11 @@
 /// time, several times what the bytes cost.
 ///
 /// Made only by `render(bound:_:)` and `JSONWriter.append(bound:_:)`, over a buffer that
-/// lives for the call; writing past the bound stops the program (every write checks its
-/// room first). Its small writes are always inlined: called from other modules once per
-/// byte or piece, a call each would cost more than the stores.
-public struct JSONCursor {
+/// lives for the call, and lent to their body (noncopyable: no copy of it outlives the
+/// buffer); writing past the bound stops the program (every write checks its room first).
+/// Its small writes are always inlined: called from other modules once per byte or piece,
+/// a call each would cost more than the stores.
+public struct JSONCursor: ~Copyable {
     @usableFromInline let buffer: UnsafeMutableBufferPointer<UInt8>
     /// Bytes written so far.
     public var count: Int { position }
