@@ -5,12 +5,14 @@ extension ButtonMachine {
     /// repeats, max hold), then the up at `down.t + holdMs`. A hold past `maxHoldMs` ends in
     /// the max-hold cancel, and then there is no up to apply.
     public mutating func press(_ down: Input, holdMs: Int64, now: Int64) throws(InputError) -> [GestureEvent] {
-        var events = try apply(down, now: now)
+        var events: [GestureEvent] = []
+        events.reserveCapacity(4)
+        try apply(down, now: now, into: &events)
         guard let downT = lastInputT else { return events }
         let upT = downT.saturatingAdd(Swift.max(holdMs, 0))
-        events += advance(to: upT)
+        fireTimers(through: upT, into: &events)
         if held {
-            events += try apply(Input(.up, t: upT), now: now.saturatingAdd(Swift.max(holdMs, 0)))
+            try apply(Input(.up, t: upT), now: now.saturatingAdd(Swift.max(holdMs, 0)), into: &events)
         }
         return events
     }

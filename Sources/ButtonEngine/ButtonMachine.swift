@@ -60,6 +60,14 @@ public struct ButtonMachine: Sendable, Equatable {
     ///
     /// Atomic: if it throws, `self` is unchanged.
     public mutating func apply(_ input: Input, now: Int64) throws(InputError) -> [GestureEvent] {
+        var events: [GestureEvent] = []
+        events.reserveCapacity(4)
+        try apply(input, now: now, into: &events)
+        return events
+    }
+
+    /// `apply(_:now:)`, appending to `events`: a press's down and up fill one array.
+    mutating func apply(_ input: Input, now: Int64, into events: inout [GestureEvent]) throws(InputError) {
         let t: Int64
         if let given = input.t {
             if let last = lastInputT, given < last { throw .outOfOrder(lastInputT: last) }
@@ -78,8 +86,6 @@ public struct ButtonMachine: Sendable, Equatable {
             if !heldAtT { throw .notDown }
         }
 
-        var events: [GestureEvent] = []
-        events.reserveCapacity(4)
         fireTimers(through: t, into: &events)
         clock = t
         lastInputT = input.t ?? t
@@ -91,7 +97,6 @@ public struct ButtonMachine: Sendable, Equatable {
         case .up: up(at: t, inside: input.inside, pointer: input.pointer, into: &events)
         case .cancel: cancel(at: t, pointer: input.pointer, into: &events)
         }
-        return events
     }
 
     /// Fires, in real time, every timer whose deadline is at or before the server's `now`

@@ -13,34 +13,63 @@ public enum EventJSON {
     public static func head(
         id: String, seq: Int64, type: String, button: String?, sheet: String?, t: Int64, into w: inout JSONWriter
     ) {
-        w.raw("{")
-        w.key("id", first: true)
-        w.write(id)
-        w.key("seq")
-        w.write(seq)
-        w.key("type")
-        w.write(type)
-        if let button {
-            w.key("button")
-            w.write(button)
-        } else if let sheet {
-            w.key("sheet")
-            w.write(sheet)
+        var timestamps = ISO8601Cache()
+        w.append(bound: headBound(id: id, type: type, button: button, sheet: sheet)) { cursor in
+            head(id: id, seq: seq, type: type, button: button, sheet: sheet, t: t, timestamps: &timestamps, into: &cursor)
         }
-        w.key("t")
-        w.write(t)
-        w.key("at")
-        w.raw("\"")
-        Timestamp.iso8601(milliseconds: t, into: &w.bytes)
-        w.raw("\"")
-        w.key("data")
+    }
+
+    /// Most bytes `head` writes for these strings.
+    public static func headBound(id: String, type: String, button: String?, sheet: String?) -> Int {
+        headPunctuation.utf8CodeUnitCount + JSONCursor.bound(of: id) + JSONCursor.bound(of: type)
+            + JSONCursor.bound(of: button ?? sheet ?? "") + 2 * JSONCursor.integerBound + Timestamp.iso8601Length
+    }
+
+    /// What `head` writes besides its values (strings' quotes are in their bounds).
+    private static let headPunctuation: StaticString = #"{"id":,"seq":,"type":,"button":,"t":,"at":"","data":"#
+
+    /// `head` through a cursor of at least `headBound` bytes; `at` from `timestamps`.
+    package static func head(
+        id: String, seq: Int64, type: String, button: String?, sheet: String?, t: Int64, timestamps: inout ISO8601Cache,
+        into w: inout JSONCursor
+    ) {
+        w.raw(#"{"id":"#)
+        w.string(id)
+        w.raw(#","seq":"#)
+        w.integer(seq)
+        w.raw(#","type":"#)
+        w.string(type)
+        if let button {
+            w.raw(#","button":"#)
+            w.string(button)
+        } else if let sheet {
+            w.raw(#","sheet":"#)
+            w.string(sheet)
+        }
+        w.raw(#","t":"#)
+        w.integer(t)
+        w.raw(#","at":""#)
+        w.fixed(Timestamp.iso8601Length) { timestamps.iso8601(milliseconds: t, into: $0) }
+        w.raw(#"","data":"#)
     }
 
     /// Everything after the `data` object: `,"by":…` if there is a sender, and the closing brace.
     public static func tail(by: String?, into w: inout JSONWriter) {
+        w.append(bound: tailBound(by: by)) { tail(by: by, into: &$0) }
+    }
+
+    /// Most bytes `tail` writes.
+    public static func tailBound(by: String?) -> Int {
+        tailPunctuation.utf8CodeUnitCount + (by.map(JSONCursor.bound(of:)) ?? 0)
+    }
+
+    private static let tailPunctuation: StaticString = #","by":}"#
+
+    /// `tail` through a cursor of at least `tailBound` bytes.
+    public static func tail(by: String?, into w: inout JSONCursor) {
         if let by {
             w.key("by")
-            w.write(by)
+            w.string(by)
         }
         w.raw("}")
     }

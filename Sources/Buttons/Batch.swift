@@ -1,6 +1,7 @@
 import Outbox
 import ButtonEngine
 import ButtonStore
+import Platform
 
 /// What the sequencer has decided but not yet written: the machines it changed (copies;
 /// the slots keep the committed ones until the write succeeds), the events numbered from
@@ -49,6 +50,8 @@ package struct Batch {
     private var deliveriesBelow: [(generation: Int, count: Int)] = []
     /// Deliveries of the batches under this one, not yet known to the dispatcher.
     package var deliveriesUnder: Int { deliveriesBelow.reduce(0) { $0 + $1.count } }
+    /// The last second an event's `at` was written for, handed from batch to batch.
+    private var timestamps = ISO8601Cache()
     /// This batch's place in the order of batches (1, 2, …).
     package let generation: Int
 
@@ -65,10 +68,18 @@ package struct Batch {
         generation = previous.generation + 1
         under = previous.under.filter { $0.value.generation > committed }
         underSheets = previous.underSheets.filter { $0.value.generation > committed }
+        under.reserveCapacity(under.count + previous.buttons.count)
         for (id, entry) in previous.buttons { under[id] = (entry.slot, entry.machine, previous.generation) }
         for (id, entry) in previous.sheets { underSheets[id] = (entry.slot, entry.machine, previous.generation) }
         deliveriesBelow = previous.deliveriesBelow.filter { $0.generation > committed }
         if !previous.deliveries.isEmpty { deliveriesBelow.append((previous.generation, previous.deliveries.count)) }
+        timestamps = previous.timestamps
+        // Under load one batch is much like the one before: room for as much saves the
+        // arrays and tables growing step by step (each step a copy) all over again.
+        events.reserveCapacity(previous.events.count)
+        answers.reserveCapacity(previous.answers.count)
+        submitted.reserveCapacity(previous.submitted.count)
+        buttons.reserveCapacity(previous.buttons.count)
     }
 
     /// Nothing to write and nobody to answer.
@@ -96,15 +107,17 @@ package struct Batch {
         sheets[ObjectIdentifier(slot)] = (slot, machine)
     }
 
-    /// Numbers and appends events; returns their positions in `events`.
+    /// Numbers and appends the events of `source`'s gestures; returns their positions in `events`.
     @discardableResult
     package mutating func append(
-        _ gestures: [(GestureEvent, Source)], idPrefix: String, by sender: String? = nil
+        _ gestures: [GestureEvent], of source: Source, idPrefix: String, by sender: String? = nil
     ) -> Range<Int> {
         let start = events.count
-        for (gesture, source) in gestures {
+        for gesture in gestures {
             events.append(
-                ControlEvent(seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source, by: sender))
+                ControlEvent(
+                    seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source, by: sender,
+                    timestamps: &timestamps))
         }
         return start..<events.count
     }

@@ -22,9 +22,10 @@ package protocol DeliveryQueue: Sendable {
     func added(_ rows: [DeliveryRow])
 }
 
-/// Which deliveries an event makes (the handler registry in the server).
+/// Which deliveries an event makes (the handler registry in the server). Asked with a slice
+/// of the batch's events: a command's own, not copied out.
 package protocol DeliveryRules: Sendable {
-    func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow]
+    func deliveries(for events: ArraySlice<ControlEvent>, now: Int64) -> [DeliveryRow]
 }
 
 /// Told of every committed batch (the server's metrics).

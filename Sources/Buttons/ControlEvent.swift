@@ -17,44 +17,105 @@ package struct ControlEvent: Sendable {
     package var by: String?
     package var json: [UInt8]
     /// Where the data object lies in `json`: what the event log keeps of it besides the columns.
-    package var dataRange: Range<Int> = 0..<0
+    package var dataRange: Range<Int>
 
     package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String? = nil) {
+        var timestamps = ISO8601Cache()
+        self.init(seq: seq, idPrefix: idPrefix, gesture: gesture, source: source, by: sender, timestamps: &timestamps)
+    }
+
+    /// An event whose `at` is written with `timestamps`: the batch's, for its many events.
+    package init(
+        seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String?, timestamps: inout ISO8601Cache
+    ) {
+        let id = Self.id(prefix: idPrefix, seq: seq)
+        let encoded = Self.encode(id: id, seq: seq, gesture: gesture, source: source, by: sender, timestamps: &timestamps)
         self.seq = seq
-        self.id = idPrefix + String(seq, radix: 36)
+        self.id = id
         self.type = gesture.type
         self.source = source
         self.t = gesture.t
         self.data = gesture.data
         self.by = sender
-        self.json = []
-        encode()
+        self.json = encoded.json
+        self.dataRange = encoded.dataRange
+    }
+
+    /// `prefix` then `seq` in base 36 (what `idPrefix + String(seq, radix: 36)` gives),
+    /// written into one string: no intermediate string for the digits, no second copy.
+    static func id(prefix: String, seq: Int64) -> String {
+        let maxDigits = 14  // `-` and 13 base-36 digits of Int64.max
+        return String(unsafeUninitializedCapacity: prefix.utf8.count + maxDigits) { out in
+            var count = out.initialize(from: prefix.utf8).index
+            if seq < 0 {
+                out[count] = UInt8(ascii: "-")
+                count += 1
+            }
+            var digits = 1
+            var rest = seq.magnitude / 36
+            while rest > 0 {
+                digits += 1
+                rest /= 36
+            }
+            var magnitude = seq.magnitude
+            for index in (count..<(count + digits)).reversed() {
+                let digit = UInt8(magnitude % 36)
+                out[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                magnitude /= 36
+            }
+            return count + digits
+        }
     }
 
     /// Renders the event with `EventJSON` (what the store renders a compact row with) and
-    /// notes where its data object lies, which is all of it the row keeps.
-    private mutating func encode() {
-        var w = JSONWriter(capacity: 192)
-        EventJSON.head(id: id, seq: seq, type: type.rawValue, button: source.button, sheet: source.sheet, t: t, into: &w)
-        let dataStart = w.bytes.count
+    /// says where its data object lies, which is all of it the row keeps. One pass of plain
+    /// stores on the stack, then one array of the event's size.
+    private static func encode(
+        id: String, seq: Int64, gesture: GestureEvent, source: Source, by: String?, timestamps: inout ISO8601Cache
+    ) -> (json: [UInt8], dataRange: Range<Int>) {
+        let type = gesture.type.rawValue
+        let (button, sheet) = (source.button, source.sheet)
+        let bound = EventJSON.headBound(id: id, type: type, button: button, sheet: sheet) + Self.bound(of: gesture.data)
+            + EventJSON.tailBound(by: by)
+        var dataRange = 0..<0
+        let json = JSONCursor.render(bound: bound) { w in
+            EventJSON.head(
+                id: id, seq: seq, type: type, button: button, sheet: sheet, t: gesture.t, timestamps: &timestamps, into: &w)
+            let dataStart = w.count
+            Self.write(gesture.data, into: &w)
+            dataRange = dataStart..<w.count
+            EventJSON.tail(by: by, into: &w)
+        }
+        return (json, dataRange)
+    }
+
+    /// The data object, nil fields left out.
+    private static func write(_ data: EventData, into w: inout JSONCursor) {
         w.raw("{")
         var first = true
         func key(_ name: StaticString) {
             w.key(name, first: first)
             first = false
         }
-        if let v = data.durationMs { key("durationMs"); w.write(v) }
-        if let v = data.tapCount { key("tapCount"); w.write(Int64(v)) }
-        if let v = data.face { key("face"); w.write(Int64(v)) }
-        if let v = data.previousFace { key("previousFace"); w.write(Int64(v)) }
-        if let v = data.repeat { key("repeat"); w.write(Int64(v)) }
-        if let v = data.option { key("option"); w.write(v) }
-        if let v = data.index { key("index"); w.write(Int64(v)) }
-        if let v = data.reason { key("reason"); w.write(v) }
-        if let v = data.pointer { key("pointer"); w.write(v) }
+        if let v = data.durationMs { key("durationMs"); w.integer(v) }
+        if let v = data.tapCount { key("tapCount"); w.integer(Int64(v)) }
+        if let v = data.face { key("face"); w.integer(Int64(v)) }
+        if let v = data.previousFace { key("previousFace"); w.integer(Int64(v)) }
+        if let v = data.repeat { key("repeat"); w.integer(Int64(v)) }
+        if let v = data.option { key("option"); w.string(v) }
+        if let v = data.index { key("index"); w.integer(Int64(v)) }
+        if let v = data.reason { key("reason"); w.string(v) }
+        if let v = data.pointer { key("pointer"); w.string(v) }
         w.raw("}")
-        dataRange = dataStart..<w.bytes.count
-        EventJSON.tail(by: by, into: &w)
-        json = w.bytes
+    }
+
+    /// Most bytes `write(_:into:)` takes for `data`: the braces, and each field's key
+    /// (`,"previousFace":` the longest) with its value.
+    private static func bound(of data: EventData) -> Int {
+        let field = 16
+        func number<T>(_ value: T?) -> Int { value == nil ? 0 : field + JSONCursor.integerBound }
+        func string(_ value: String?) -> Int { value.map { field + JSONCursor.bound(of: $0) } ?? 0 }
+        return 2 + number(data.durationMs) + number(data.tapCount) + number(data.face) + number(data.previousFace)
+            + number(data.repeat) + string(data.option) + number(data.index) + string(data.reason) + string(data.pointer)
     }
 }

@@ -20,7 +20,7 @@ package struct CombinedDeliveryRules: DeliveryRules {
 
     package init(_ parts: [any DeliveryRules]) { self.parts = parts }
 
-    package func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+    package func deliveries(for events: ArraySlice<ControlEvent>, now: Int64) -> [DeliveryRow] {
         parts.count == 1 ? parts[0].deliveries(for: events, now: now) : parts.flatMap { $0.deliveries(for: events, now: now) }
     }
 }

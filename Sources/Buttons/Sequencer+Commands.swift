@@ -46,7 +46,8 @@ extension Sequencer {
     private struct Applied {
         var buttons: [(ButtonSlot, ButtonMachine)] = []
         var sheet: (SheetSlot, SheetMachine)?
-        var gestures: [(GestureEvent, Source)] = []
+        /// The gestures it made, in order, as the engine gave them: each run with its source.
+        var gestures: [(source: Source, gestures: [GestureEvent])] = []
     }
 
     /// Applies `command` to the batch's machines. Refused (unknown button, engine error,
@@ -59,8 +60,9 @@ extension Sequencer {
         do throws(ButtonsError) {
             try checkFuture(command, now: now)
             let applied = try machines(after: command, in: batch, now: now)
-            let range = batch.append(applied.gestures, idPrefix: log.idPrefix, by: sender)
-            let rows = range.isEmpty ? [] : handlers.deliveries(for: Array(batch.events[range]), now: now)
+            for run in applied.gestures { batch.append(run.gestures, of: run.source, idPrefix: log.idPrefix, by: sender) }
+            let range = mark..<batch.events.count
+            let rows = range.isEmpty ? [] : handlers.deliveries(for: batch.events[range], now: now)
             if !rows.isEmpty && dispatcher.depth + batch.deliveriesUnder + batch.deliveries.count + rows.count > maxQueue {
                 batch.dropEvents(after: mark)
                 throw ButtonsError.unavailable(
@@ -108,7 +110,7 @@ extension Sequencer {
             case .cancel: produced = machine.cancel(t: t)
             case .choose(let option): produced = try Self.choose(option, on: &machine, t: t, sheet: id)
             }
-            return Applied(sheet: (slot, machine), gestures: produced.map { ($0, .sheet(id)) })
+            return Applied(sheet: (slot, machine), gestures: [(.sheet(id), produced)])
         }
     }
 
@@ -120,7 +122,7 @@ extension Sequencer {
         var machine = batch.machine(of: slot)
         do throws(InputError) {
             let gestures = try change(&machine)
-            return Applied(buttons: [(slot, machine)], gestures: gestures.map { ($0, .button(id)) })
+            return Applied(buttons: [(slot, machine)], gestures: [(.button(id), gestures)])
         } catch {
             throw Self.conflict(error)
         }
@@ -144,9 +146,7 @@ extension Sequencer {
                 }
             }
             do throws(InputError) {
-                for gesture in try machines[item.button]!.machine.apply(item.input, now: now) {
-                    applied.gestures.append((gesture, .button(item.button)))
-                }
+                applied.gestures.append((.button(item.button), try machines[item.button]!.machine.apply(item.input, now: now)))
             } catch {
                 throw Self.conflict(error, index: index)
             }

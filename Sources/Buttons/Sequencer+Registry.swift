@@ -19,8 +19,8 @@ extension Sequencer {
             let slot = ButtonSlot(definition: definition, machine: restored.machine)
             _ = registry.insert(slot)
             guard !restored.events.isEmpty else { continue }
-            let events = batch.append(restored.events.map { ($0, .button(stored.id)) }, idPrefix: log.idPrefix)
-            batch.deliveries += handlers.deliveries(for: Array(batch.events[events]), now: now)
+            let events = batch.append(restored.events, of: .button(stored.id), idPrefix: log.idPrefix)
+            batch.deliveries += handlers.deliveries(for: batch.events[events], now: now)
             released.append(
                 ButtonStateChange(id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false))
         }

@@ -319,9 +319,9 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
             open.fired.append(slot)
             open.keep(machine, of: slot)
             arm(slot, machine)
-            let events = open.append(gestures.map { ($0, .button(slot.id)) }, idPrefix: log.idPrefix)
+            let events = open.append(gestures, of: .button(slot.id), idPrefix: log.idPrefix)
             // A timer's deliveries are never refused for a full queue: the press was accepted.
-            open.deliveries += handlers.deliveries(for: Array(open.events[events]), now: now)
+            open.deliveries += handlers.deliveries(for: open.events[events], now: now)
         }
     }
 }

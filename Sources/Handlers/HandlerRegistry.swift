@@ -198,7 +198,7 @@ package final class HandlerRegistry: DeliveryRules {
     }
 
     /// The deliveries these events make, one per (event, matching handler).
-    package func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+    package func deliveries(for events: ArraySlice<ControlEvent>, now: Int64) -> [DeliveryRow] {
         tables.withLock { t in
             var rows: [DeliveryRow] = []
             for event in events {

@@ -44,48 +44,23 @@ public struct JSONWriter {
     public mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     public mutating func write(_ value: Int64) {
-        let start = bytes.count
-        var magnitude = value.magnitude
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        bytes[start...].reverse()
+        JSONCursor.append(to: &bytes, bound: JSONCursor.integerBound) { $0.integer(value) }
     }
 
+    /// A quoted, escaped string. Its bytes are escaped on the stack (up to six bytes each)
+    /// and appended once.
     public mutating func write(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        // Most strings (ids, names, types) need no escape: copy them whole.
-        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: string.utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONCursor.append(to: &bytes, bound: JSONCursor.bound(of: string)) { $0.string(string) }
+    }
+
+    /// Appends what `body` writes through a cursor, in at most `bound` bytes: for a piece
+    /// written in many parts (an event's head), one append instead of one per part.
+    public mutating func append(bound: Int, _ body: (inout JSONCursor) -> Void) {
+        JSONCursor.append(to: &bytes, bound: bound, body)
     }
 
     /// Writes `"key":` (with a leading comma unless `first`), for hand-rolled objects.
     public mutating func key(_ key: StaticString, first: Bool = false) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        raw(key)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        JSONCursor.append(to: &bytes, bound: key.utf8CodeUnitCount + 4) { $0.key(key, first: first) }
     }
 }

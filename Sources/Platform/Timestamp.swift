@@ -11,9 +11,21 @@ package enum Timestamp {
         return out
     }
 
-    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` to `out`, with no intermediate buffer (it is on the
-    /// hot path: every event's `at`).
+    /// The length of `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    @inlinable package static var iso8601Length: Int { 24 }
+
+    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` to `out`.
     package static func iso8601(milliseconds: Int64, into out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: iso8601Length) { buffer in
+            iso8601(milliseconds: milliseconds, into: buffer)
+            out.append(contentsOf: buffer)
+        }
+    }
+
+    /// Writes `YYYY-MM-DDTHH:MM:SS.mmmZ` into `buffer` (`iso8601Length` bytes) with plain
+    /// stores: it is on the hot path, every event's `at`.
+    package static func iso8601(milliseconds: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count == iso8601Length, "an ISO-8601 timestamp is 24 bytes")
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(ms)) / 1000
         var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
@@ -28,22 +40,22 @@ package enum Timestamp {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = min(max(yearOfEra + era * 400 + (month <= 2 ? 1 : 0), 0), 9999)
-        func put(_ value: Int, width: Int, then separator: UInt8) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
+        /// `value`'s last `width` digits from `offset`, then `separator`: straight-line stores.
+        func put(_ value: Int, width: Int, at offset: Int, then separator: UInt8) {
+            var rest = value
+            for index in (offset..<(offset + width)).reversed() {
+                buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
             }
-            out.append(separator)
+            buffer[offset + width] = separator
         }
-        put(year, width: 4, then: UInt8(ascii: "-"))
-        put(month, width: 2, then: UInt8(ascii: "-"))
-        put(day, width: 2, then: UInt8(ascii: "T"))
-        put(secondOfDay / 3600, width: 2, then: UInt8(ascii: ":"))
-        put(secondOfDay / 60 % 60, width: 2, then: UInt8(ascii: ":"))
-        put(secondOfDay % 60, width: 2, then: UInt8(ascii: "."))
-        put(ms, width: 3, then: UInt8(ascii: "Z"))
+        put(year, width: 4, at: 0, then: UInt8(ascii: "-"))
+        put(month, width: 2, at: 5, then: UInt8(ascii: "-"))
+        put(day, width: 2, at: 8, then: UInt8(ascii: "T"))
+        put(secondOfDay / 3600, width: 2, at: 11, then: UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, width: 2, at: 14, then: UInt8(ascii: ":"))
+        put(secondOfDay % 60, width: 2, at: 17, then: UInt8(ascii: "."))
+        put(ms, width: 3, at: 20, then: UInt8(ascii: "Z"))
     }
 
     /// Now, in Unix epoch milliseconds with their fraction.
@@ -51,4 +63,36 @@ package enum Timestamp {
 
     /// Now, in Unix epoch milliseconds.
     package static func now() -> Int64 { SystemClock.wallMilliseconds() }
+}
+
+/// The text of the last second `Timestamp` wrote through it (`YYYY-MM-DDTHH:MM:SS.`), so
+/// that the next time of the same second copies it and writes only its milliseconds. A
+/// value its one writer owns (the sequencer's open batch), never shared between threads.
+package struct ISO8601Cache {
+    /// The epoch second of `prefix`; nil before the first.
+    private var second: Int64?
+    private var prefix: (UInt64, UInt64, UInt32) = (0, 0, 0)
+    private static let prefixLength = 20
+
+    package init() {}
+
+    /// `Timestamp.iso8601(milliseconds:into:)`, from the kept text if it is the same second
+    /// (nearly every event of a batch is).
+    package mutating func iso8601(milliseconds: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count == Timestamp.iso8601Length, "an ISO-8601 timestamp is 24 bytes")
+        let ms = ((milliseconds % 1000) + 1000) % 1000
+        let second = (milliseconds - ms) / 1000
+        guard second == self.second else {
+            Timestamp.iso8601(milliseconds: milliseconds, into: buffer)
+            let text = UnsafeMutableBufferPointer(rebasing: buffer[..<Self.prefixLength])
+            withUnsafeMutableBytes(of: &prefix) { $0.copyMemory(from: UnsafeRawBufferPointer(text)) }
+            self.second = second
+            return
+        }
+        withUnsafeBytes(of: prefix) { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: $0) }
+        buffer[20] = UInt8(ascii: "0") + UInt8(ms / 100)
+        buffer[21] = UInt8(ascii: "0") + UInt8(ms / 10 % 10)
+        buffer[22] = UInt8(ascii: "0") + UInt8(ms % 10)
+        buffer[23] = UInt8(ascii: "Z")
+    }
 }

@@ -20,7 +20,7 @@ struct SequencerTests {
     }
 
     struct NoDeliveries: DeliveryRules, DeliveryQueue {
-        func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] { [] }
+        func deliveries(for events: ArraySlice<ControlEvent>, now: Int64) -> [DeliveryRow] { [] }
         var depth: Int { 0 }
         func added(_ rows: [DeliveryRow]) {}
         func wake() {}

@@ -118,7 +118,7 @@ import Testing
     struct EveryEvent: DeliveryRules {
         let ids: DeliveryIDs
 
-        func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+        func deliveries(for events: ArraySlice<ControlEvent>, now: Int64) -> [DeliveryRow] {
             events.map { DeliveryRow(of: $0, to: "all", ids: ids, now: now) }
         }
     }

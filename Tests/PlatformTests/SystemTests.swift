@@ -63,4 +63,22 @@ import Testing
         #expect(Timestamp.iso8601(milliseconds: milliseconds) == text)
         #expect(Timestamp.iso8601Bytes(milliseconds: milliseconds) == Array(text.utf8))
     }
+
+    /// The cache keeps one second's text: every time through it, in any order (the same
+    /// second, the next, a day or a year later, back before the epoch), reads as it alone would.
+    @Test func aTimestampThroughTheCacheIsTheSame() {
+        var cache = ISO8601Cache()
+        let times: [Int64] = [
+            0, 1, 999, 1_000, 1_001, 59_999, 60_000, 86_399_999, 86_400_000, 86_400_000, 86_400_999, 86_401_000,
+            1_700_000_000_123, 1_700_000_000_999, 1_700_000_001_000, 1_704_067_199_999, 1_704_067_200_000, 951_782_399_999,
+            951_782_400_000, -1, -999, -1_000, -1_001, -86_400_000, -86_400_001, 253_402_300_799_999, 0, -1,
+        ]
+        for milliseconds in times {
+            let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.iso8601Length) { buffer in
+                cache.iso8601(milliseconds: milliseconds, into: buffer)
+                return Array(buffer)
+            }
+            #expect(bytes == Timestamp.iso8601Bytes(milliseconds: milliseconds), "\(milliseconds)")
+        }
+    }
 }

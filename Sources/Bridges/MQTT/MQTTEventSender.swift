@@ -21,7 +21,7 @@ package struct MQTTEventSender: BlockingDeliverySender {
 
         package init(ids: DeliveryIDs) { self.ids = ids }
 
-        package func deliveries(for events: [ControlEvent], now: Int64) -> [DeliveryRow] {
+        package func deliveries(for events: ArraySlice<ControlEvent>, now: Int64) -> [DeliveryRow] {
             events.map { DeliveryRow(of: $0, to: MQTTEventSender.targetID, ids: ids, now: now) }
         }
     }
