@@ -13,47 +13,63 @@ extension ButtonStore {
     ) throws(StoreError) {
         if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
         try withConnection { connection throws(StoreError) in
-            let insertEvent = try connection.statement(
-                "INSERT INTO events (seq, type, button, sheet, t, data, by, id, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-            let updateState = try connection.statement(
-                """
-                INSERT INTO button_states (id, face, clock, held, taps) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT (id) DO UPDATE SET face = ?2, clock = ?3, held = ?4, taps = ?5
-                """)
+            // What the index's next write takes: kept only once this batch is committed.
+            var runs = unindexedRuns.withLock { $0 }
+            runs.append(events)
             try connection.transaction { () throws(StoreError) in
-                for event in events {
-                    insertEvent.bind(event.seq, at: 1)
-                    insertEvent.bind(event.type, at: 2)
-                    insertEvent.bind(event.button, at: 3)
-                    insertEvent.bind(event.sheet, at: 4)
-                    insertEvent.bind(event.t, at: 5)
-                    if let compact = event.compact {
-                        // What the event is, once: no JSON, and no id where the run's prefix gives it.
-                        let data = event.json[compact.data]
-                        insertEvent.bind(data.elementsEqual("{}".utf8) ? nil : data, at: 6)
-                        insertEvent.bind(compact.by, at: 7)
-                        insertEvent.bind(compact.derivedID ? nil : event.id, at: 8)
-                        insertEvent.bind(nil as [UInt8]?, at: 9)
-                    } else {
-                        insertEvent.bind(nil as [UInt8]?, at: 6)
-                        insertEvent.bind(nil as String?, at: 7)
-                        insertEvent.bind(event.id, at: 8)
-                        insertEvent.bind(event.json, at: 9)
-                    }
-                    try insertEvent.run()
-                }
-                for state in states {
-                    updateState.bind(state.id, at: 1)
-                    updateState.bind(state.face, at: 2)
-                    updateState.bind(state.clock, at: 3)
-                    updateState.bind(state.held, at: 4)
-                    updateState.bind(state.tapCount, at: 5)
-                    try updateState.run()
-                }
+                try Self.insert(events, in: connection)
+                try Self.update(states, in: connection)
                 try Self.insert(deliveries, in: connection)
-                if indexSources { try Self.indexSources(connection) }
+                if indexSources {
+                    try Self.indexSources(connection, runs: runs)
+                    runs = SourceRuns()
+                }
                 if let keepEvents { _ = try Self.trim(connection, keep: keepEvents) }
             }
+            unindexedRuns.withLock { $0 = runs }
+        }
+    }
+
+    /// The events' rows, many a statement.
+    private static func insert(_ events: [StoredEvent], in connection: Connection) throws(StoreError) {
+        try connection.insertRows(
+            events.count, head: "INSERT INTO events (seq, type, button, sheet, t, data, by, id, json) VALUES ",
+            row: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", parameters: 9
+        ) { index, base, insert, values in
+            let event = events[index]
+            insert.bind(event.seq, at: base + 1)
+            values.append(event.type, at: base + 2)
+            if let button = event.button { values.append(button, at: base + 3) }
+            if let sheet = event.sheet { values.append(sheet, at: base + 4) }
+            insert.bind(event.t, at: base + 5)
+            if let compact = event.compact {
+                // What the event is, once: no JSON, and no id where the run's prefix gives it.
+                let data = event.json[compact.data]
+                if !data.elementsEqual("{}".utf8) { values.append(data, at: base + 6) }
+                if let by = compact.by { values.append(by, at: base + 7) }
+                if !compact.derivedID { values.append(event.id, at: base + 8) }
+            } else {
+                values.append(event.id, at: base + 8)
+                values.append(event.json, at: base + 9)
+            }
+        }
+    }
+
+    /// The buttons' live states, many a statement; a button's row is made on its first change.
+    private static func update(_ states: [ButtonStateChange], in connection: Connection) throws(StoreError) {
+        try connection.insertRows(
+            states.count, head: "INSERT INTO button_states (id, face, clock, held, taps) VALUES ", row: "(?, ?, ?, ?, ?)",
+            tail: """
+                 ON CONFLICT (id) DO UPDATE SET face = excluded.face, clock = excluded.clock, held = excluded.held,
+                    taps = excluded.taps
+                """, parameters: 5
+        ) { index, base, upsert, values in
+            let state = states[index]
+            values.append(state.id, at: base + 1)
+            upsert.bind(state.face, at: base + 2)
+            upsert.bind(state.clock, at: base + 3)
+            upsert.bind(state.held, at: base + 4)
+            upsert.bind(state.tapCount, at: base + 5)
         }
     }
 
@@ -165,7 +181,8 @@ extension ButtonStore {
         guard let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar() else { return 0 }
         let through = newest - Int64(max(0, keep))
         guard through > 0 else { return 0 }
-        // Their entries in the source index first: one range of it for each source they have.
+        // Their entries in the source index first: one range of it for each source they have (a
+        // run that ends after `through` stays: the read finds only its events still kept).
         let unindex = try connection.statement(
             """
             DELETE FROM event_sources

@@ -1,0 +1,100 @@
+import Testing
+
+@testable import ButtonStore
+
+/// The source index keeps a row a run of one source's consecutive events (a press's events are
+/// one run), written from what the writer committed; the reads give the same pages.
+@Suite struct SourceRunsTests {
+    @Test func consecutiveEventsOfOneSourceAreOneRun() {
+        var runs = SourceRuns()
+        runs.append([event(5), event(6), event(7, button: nil, sheet: "panel"), event(8, button: nil, sheet: "panel")])
+        runs.append([event(9, button: nil), event(10), event(11, button: "lamp"), event(12)])
+        #expect(
+            runs.runs == [
+                .init(source: "door", first: 5, last: 6), .init(source: "panel", first: 7, last: 8),
+                .init(source: "door", first: 10, last: 10), .init(source: "lamp", first: 11, last: 11),
+                .init(source: "door", first: 12, last: 12),
+            ])
+        #expect(runs.cover(after: 4, through: 12))
+        #expect(!runs.cover(after: 3, through: 12))
+        #expect(!runs.cover(after: 4, through: 13))
+        runs.append([event(14)])
+        #expect(!runs.cover(after: 4, through: 14), "a gap: the index is written from the log instead")
+        #expect(SourceRuns().cover(after: 7, through: 7))
+        #expect(SourceRuns().cover(after: 7, through: nil))
+        #expect(!SourceRuns().cover(after: 7, through: 8))
+    }
+
+    /// A bulk write inserts one entry a run (`first` NULL for a run of one); the filtered pages
+    /// are those of the unfiltered log.
+    @Test func theIndexKeepsAnEntryARun() throws {
+        try withStore { store, _ throws in
+            try store.commit(events: [event(1), event(2), event(3, button: nil, sheet: "panel")], states: [], deliveries: [])
+            try store.commit(
+                events: [event(4, button: nil, sheet: "panel"), event(5), event(6, button: "lamp")], states: [], deliveries: [],
+                indexSources: true)
+            let entries = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT source, seq, first FROM event_sources ORDER BY seq").rows {
+                    "\($0.text(0)) \($0.int64(1)) \($0.optionalInt64(2).map(String.init) ?? "-")"
+                }
+            }
+            #expect(entries == ["door 2 1", "panel 4 3", "door 5 -", "lamp 6 -"])
+            #expect(try store.sourcesIndexedThrough() == 6)
+            #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 2, 5])
+            #expect(try store.events(after: 1, limit: 2, button: "door").map(\.seq) == [2, 5])
+            #expect(try store.latestEvents(limit: 2, button: "door").map(\.seq) == [2, 5])
+            #expect(try store.latestEvents(limit: 10, button: "panel").map(\.seq) == [3, 4])
+            // Retention keeps a run that ends after the trimmed events; the read finds its rest.
+            #expect(try store.trimEvents(keep: 3) == 3)
+            #expect(try store.events(after: 0, limit: 10, button: "panel").map(\.seq) == [4])
+            #expect(try store.latestEvents(limit: 10, button: "door").map(\.seq) == [5])
+        }
+    }
+
+    /// Committed events the writer did not see follow one another (here a store opened on a
+    /// tail it did not write) are indexed from the log, an entry an event.
+    @Test func aTailTheWriterDidNotSeeIsIndexedFromTheLog() throws {
+        try withTemporaryDirectory { base in
+            do {
+                let first = try ButtonStore(directory: base)
+                try first.commit(events: [event(1), event(2)], states: [], deliveries: [])
+                first.close()
+            }
+            let store = try ButtonStore(directory: base)
+            defer { store.close() }
+            try store.commit(events: [event(3), event(4)], states: [], deliveries: [], indexSources: true)
+            let entries = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT seq, first FROM event_sources ORDER BY seq").rows { "\($0.int64(0)) \($0.optionalInt64(1) ?? 0)" }
+            }
+            #expect(entries == ["1 0", "2 0", "3 0", "4 0"])
+            #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 2, 3, 4])
+        }
+    }
+
+    /// A version-15 index (an entry an event) is the same index of runs of one event.
+    @Test func aVersion15IndexKeepsItsEntries() throws {
+        try withTemporaryDirectory { base in
+            let path = base + "/" + ButtonStore.fileName
+            do {
+                let old = try Connection(path: path)
+                for sql in Schema.migrations.prefix(15) { try old.execute(sql, doing: "an old schema") }
+                try old.execute(
+                    """
+                    PRAGMA user_version = 15;
+                    INSERT INTO events (seq, type, button, sheet, t, id, json) VALUES
+                        (1, 'tap', 'door', NULL, 1000, 'evt_1', '{"seq":1}'), (2, 'select', NULL, 'panel', 2000, 'evt_2', '{"seq":2}'),
+                        (3, 'tap', 'door', NULL, 3000, 'evt_3', '{"seq":3}'), (4, 'tap', 'door', NULL, 4000, 'evt_4', '{"seq":4}');
+                    INSERT INTO event_sources (source, seq) VALUES ('door', 1), ('panel', 2), ('door', 3);
+                    UPDATE meta SET value = 3 WHERE key = 'sources_through';
+                    """, doing: "filling it")
+                old.close()
+            }
+            let store = try ButtonStore(directory: base)
+            defer { store.close() }
+            #expect(try store.userVersion() == ButtonStore.schemaVersion)
+            #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 3, 4])
+            #expect(try store.latestEvents(limit: 2, button: "door").map(\.seq) == [3, 4])
+            #expect(try store.events(after: 0, limit: 10, button: "panel").map(\.seq) == [2])
+        }
+    }
+}
