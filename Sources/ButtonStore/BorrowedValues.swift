@@ -18,6 +18,12 @@ package struct BorrowedValues {
 
     package init() {}
 
+    /// Room for `slots` values of `bytes` bytes in all, so filling them does not grow the buffers.
+    package mutating func reserveCapacity(bytes: Int, slots: Int) {
+        self.bytes.reserveCapacity(bytes)
+        self.slots.reserveCapacity(slots)
+    }
+
     /// Forgets the values, keeping the buffers' capacity.
     package mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)

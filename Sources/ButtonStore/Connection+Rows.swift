@@ -14,6 +14,9 @@ extension Connection {
         bind: (_ index: Int, _ base: Int32, Statement, inout BorrowedValues) -> Void
     ) throws(StoreError) {
         var values = BorrowedValues()
+        // Enough for the largest run of short text (ids, types, small data objects).
+        let largest = min(count, Self.maxRowsPerStatement)
+        values.reserveCapacity(bytes: largest * Int(parameters) * 16, slots: largest * Int(parameters))
         var done = 0
         while done < count {
             var rows = Self.maxRowsPerStatement
