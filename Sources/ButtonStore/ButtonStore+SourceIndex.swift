@@ -8,9 +8,30 @@ extension ButtonStore {
     /// Indexes every event not yet in the source index, in a transaction of its own: at open,
     /// so the tail left by a stop or a crash does not add to the next one's.
     public func indexSources() throws(StoreError) {
-        try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try Self.indexSources(connection, runs: SourceRuns()) }
-            unindexedRuns.withLock { $0 = SourceRuns() }
+        try withSourceIndex { connection, index throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                try Self.indexSources(connection, runs: SourceRuns(), indexed: &index.indexed)
+                // The sources of every entry, when they are few: retention then deletes the
+                // trimmed entries by source from the start, not only once it has trimmed past
+                // the entries written before this process.
+                let everySource = try connection.statement(
+                    """
+                    WITH RECURSIVE next(source, seen) AS (
+                        SELECT (SELECT MIN(source) FROM event_sources), 0
+                        UNION ALL
+                        SELECT (SELECT MIN(source) FROM event_sources WHERE source > next.source), seen + 1 FROM next
+                        WHERE next.source IS NOT NULL AND seen < ?1
+                    )
+                    SELECT source FROM next WHERE source IS NOT NULL
+                    """)
+                everySource.bind(Self.sourcesDeletedOneByOne, at: 1)
+                let sources = try everySource.rows { $0.text(0) }
+                if sources.count < Self.sourcesDeletedOneByOne {
+                    let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
+                    index.indexed = IndexedSources(sources: Set(sources), through: through)
+                }
+            }
+            index.unindexed = SourceRuns()
         }
     }
 
@@ -24,7 +45,7 @@ extension ButtonStore {
     /// Inside the caller's transaction: the index gains the events after its extent, which moves
     /// to the newest event; from `runs` when they are exactly those events, else from the log,
     /// an entry an event.
-    static func indexSources(_ connection: Connection, runs: SourceRuns) throws(StoreError) {
+    static func indexSources(_ connection: Connection, runs: SourceRuns, indexed: inout IndexedSources) throws(StoreError) {
         let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
         let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar()
         if runs.cover(after: through, through: newest) {
@@ -38,6 +59,7 @@ extension ButtonStore {
                 insert.bind(run.last, at: base + 2)
                 if run.first != run.last { insert.bind(run.first, at: base + 3) }
             }
+            indexed.wrote(after: through, through: newest ?? through, sources: Set(runs.runs.map(\.source)))
         } else {
             let insert = try connection.statement(
                 """
@@ -46,6 +68,7 @@ extension ButtonStore {
                 """)
             insert.bind(through, at: 1)
             try insert.run()
+            indexed.wroteFromTheLog(through: newest ?? through)
         }
         let extend = try connection.statement(
             """

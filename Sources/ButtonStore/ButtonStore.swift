@@ -21,9 +21,9 @@ public final class ButtonStore: Sendable {
 
     /// `nil` once closed.
     private let connection: Locked<Connection?>
-    /// The sources of the events committed since the source index's last write (the writer's,
+    /// What the source index's next bulk write takes and whose entries it holds (the writer's,
     /// touched only under `connection`'s lock).
-    let unindexedRuns = Mutex(SourceRuns())
+    let sourceIndex = Mutex(SourceIndexState())
     private let readers: ReaderPool
     private let checkpointer: Checkpointer
     /// The open, flock-ed lock file: one buttond per data directory.

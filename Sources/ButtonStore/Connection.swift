@@ -172,6 +172,11 @@ package final class Connection: @unchecked Sendable {
         return try body()
     }
 
+    /// The rowid of the last row inserted (an INTEGER PRIMARY KEY is that rowid).
+    package var lastInsertRowID: Int64 {
+        sqlite3_last_insert_rowid(db)
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int {
         Int(sqlite3_changes64(db))

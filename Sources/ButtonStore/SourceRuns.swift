@@ -24,12 +24,18 @@ struct SourceRuns {
             if first == nil { first = event.seq }
             last = event.seq
             guard let source = event.button ?? event.sheet else { continue }
-            if let previous = runs.last, previous.source == source, previous.last == event.seq - 1 {
-                runs[runs.count - 1].last = event.seq
+            if let previous = runs.indices.last, runs[previous].last == event.seq - 1, runs[previous].source == source {
+                runs[previous].last = event.seq
             } else {
                 runs.append(Run(source: source, first: event.seq, last: event.seq))
             }
         }
+    }
+
+    /// Marks the runs as not the events after the index's extent (a batch they hold was not
+    /// committed): the next write indexes from the log.
+    mutating func forget() {
+        isContiguous = false
     }
 
     /// Whether the runs are every event after `indexedThrough` up to `newest`, and only those.

@@ -98,3 +98,50 @@ import Testing
         }
     }
 }
+
+/// Retention names the sources of the trimmed entries from the index's writes, and reads the
+/// trimmed events instead only while some entry's source may be unknown.
+@Suite struct IndexedSourcesTests {
+    @Test func theSourcesOfTheTrimmedEntriesAreThoseOfTheWritesBeforeThem() {
+        var indexed = IndexedSources()
+        #expect(indexed.sources(through: 5) == nil, "entries written before: unknown")
+        indexed.wrote(after: 100, through: 200, sources: ["a", "b"])
+        indexed.wrote(after: 200, through: 300, sources: ["c"])
+        #expect(indexed.sources(through: 150) == nil, "entries through 100 are still unknown")
+        indexed.trimmed(through: 150)
+        #expect(indexed.sources(through: 160) == ["a", "b"])
+        #expect(indexed.sources(through: 250) == ["a", "b", "c"])
+        indexed.trimmed(through: 250)
+        #expect(indexed.writes.map(\.through) == [300])
+        #expect(indexed.sources(through: 260) == ["c"])
+        indexed.wroteFromTheLog(through: 400)
+        #expect(indexed.sources(through: 310) == nil)
+        indexed.trimmed(through: 400)
+        #expect(indexed.sources(through: 410) == [])
+        indexed.forget()
+        #expect(indexed.sources(through: 410) == nil)
+        #expect(IndexedSources(sources: ["x"], through: 50).sources(through: 10) == ["x"])
+    }
+
+    /// Opened on an index written before, the store knows its sources (they are few), and
+    /// retention deletes the trimmed entries by source.
+    @Test func retentionAfterAnOpenDeletesByTheSourcesTheIndexHolds() throws {
+        try withTemporaryDirectory { base in
+            do {
+                let first = try ButtonStore(directory: base)
+                try first.commit(events: (1...30).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], indexSources: true)
+                first.close()
+            }
+            let store = try ButtonStore(directory: base)
+            defer { store.close() }
+            try store.indexSources()
+            #expect(store.sourceIndex.withLock { $0.indexed.sources(through: 10) } == ["b0", "b1", "b2"])
+            try store.commit(events: (31...40).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], keepEvents: 15, indexSources: true)
+            let entries = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT MIN(seq), COUNT(*) FROM event_sources").rows { [$0.int64(0), $0.int64(1)] }
+            }
+            #expect(entries == [[26, 15]])
+            #expect(try store.events(after: 0, limit: 100, button: "b1").map(\.seq) == [28, 31, 34, 37, 40])
+        }
+    }
+}
