@@ -145,3 +145,21 @@ import Testing
         }
     }
 }
+
+/// A batch that continues the log is numbered by SQLite (the largest seq plus one, the same
+/// numbers); any other keeps the seqs it was given.
+@Suite struct EventNumberingTests {
+    @Test func everyBatchKeepsItsSeqs() throws {
+        try withStore { store, _ throws in
+            try store.commit(events: [event(1), event(2)], states: [], deliveries: [])
+            try store.commit(events: [event(5), event(6), event(7)], states: [], deliveries: [])
+            try store.commit(events: [event(8), event(10)], states: [], deliveries: [])
+            try store.commit(events: [event(11)], states: [], deliveries: [])
+            #expect(try store.events(after: 0, limit: 100, button: nil).map(\.seq) == [1, 2, 5, 6, 7, 8, 10, 11])
+            #expect(try store.trimEvents(keep: 0) == 8)
+            try store.commit(events: [event(12), event(13)], states: [], deliveries: [])
+            #expect(try store.events(after: 0, limit: 100, button: nil).map(\.seq) == [12, 13])
+            #expect(try store.events(after: 0, limit: 100, button: nil).map(\.json) == [event(12).json, event(13).json])
+        }
+    }
+}
