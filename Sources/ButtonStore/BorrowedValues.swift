@@ -33,7 +33,8 @@ package struct BorrowedValues {
     /// `value` as UTF-8 text for parameter `index`; nil leaves it to `Statement.bind` (NULL).
     package mutating func append(_ value: String, at index: Int32) {
         let start = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        var value = value
+        value.withUTF8 { bytes.append(contentsOf: $0) }
         slots.append(Slot(index: index, start: start, count: bytes.count - start, isText: true))
     }
 
