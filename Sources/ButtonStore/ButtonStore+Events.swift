@@ -12,48 +12,101 @@ extension ButtonStore {
         indexSources: Bool = false
     ) throws(StoreError) {
         if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
-        try withConnection { connection throws(StoreError) in
-            let insertEvent = try connection.statement(
-                "INSERT INTO events (seq, type, button, sheet, t, data, by, id, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-            let updateState = try connection.statement(
-                """
-                INSERT INTO button_states (id, face, clock, held, taps) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT (id) DO UPDATE SET face = ?2, clock = ?3, held = ?4, taps = ?5
-                """)
+        try withSourceIndex { connection, index throws(StoreError) in
+            index.unindexed.append(events)
             try connection.transaction { () throws(StoreError) in
-                for event in events {
-                    insertEvent.bind(event.seq, at: 1)
-                    insertEvent.bind(event.type, at: 2)
-                    insertEvent.bind(event.button, at: 3)
-                    insertEvent.bind(event.sheet, at: 4)
-                    insertEvent.bind(event.t, at: 5)
-                    if let compact = event.compact {
-                        // What the event is, once: no JSON, and no id where the run's prefix gives it.
-                        let data = event.json[compact.data]
-                        insertEvent.bind(data.elementsEqual("{}".utf8) ? nil : data, at: 6)
-                        insertEvent.bind(compact.by, at: 7)
-                        insertEvent.bind(compact.derivedID ? nil : event.id, at: 8)
-                        insertEvent.bind(nil as [UInt8]?, at: 9)
-                    } else {
-                        insertEvent.bind(nil as [UInt8]?, at: 6)
-                        insertEvent.bind(nil as String?, at: 7)
-                        insertEvent.bind(event.id, at: 8)
-                        insertEvent.bind(event.json, at: 9)
-                    }
-                    try insertEvent.run()
-                }
-                for state in states {
-                    updateState.bind(state.id, at: 1)
-                    updateState.bind(state.face, at: 2)
-                    updateState.bind(state.clock, at: 3)
-                    updateState.bind(state.held, at: 4)
-                    updateState.bind(state.tapCount, at: 5)
-                    try updateState.run()
-                }
+                try Self.insert(events, in: connection)
+                try Self.update(states, in: connection)
                 try Self.insert(deliveries, in: connection)
-                if indexSources { try Self.indexSources(connection) }
-                if let keepEvents { _ = try Self.trim(connection, keep: keepEvents) }
+                if indexSources {
+                    try Self.indexSources(connection, runs: index.unindexed, indexed: &index.indexed)
+                    index.unindexed = SourceRuns()
+                }
+                if let keepEvents { _ = try Self.trim(connection, keep: keepEvents, indexed: &index.indexed) }
             }
+        }
+    }
+
+    /// Runs `body` with the writer connection and the source index's state, taken out for it
+    /// and put back; if `body` throws, the state no longer claims to be the database's.
+    func withSourceIndex<Result: Sendable>(
+        _ body: (Connection, inout SourceIndexState) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try withConnection { connection throws(StoreError) in
+            var index = sourceIndex.withLock { $0.take() }
+            defer { sourceIndex.withLock { [index] in $0 = index } }
+            do throws(StoreError) {
+                return try body(connection, &index)
+            } catch {
+                index.forget()
+                throw error
+            }
+        }
+    }
+
+    /// The events' rows, many a statement. When they continue the table's last row one by one
+    /// (the sequencer's batches do), their seq is left to SQLite, which numbers a row given none
+    /// the largest seq plus one, the same number: it then appends each row without searching the
+    /// table for its place (a third of a row's cost).
+    private static func insert(_ events: [StoredEvent], in connection: Connection) throws(StoreError) {
+        guard let first = events.first?.seq else { return }
+        let appends = try continuesTheLog(events, in: connection)
+        try connection.insertRows(
+            events.count, head: "INSERT INTO events (seq, type, button, sheet, t, data, by, id, json) VALUES ",
+            row: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", parameters: 9
+        ) { index, base, insert, values in
+            bind(events[index], numbered: !appends, at: base, to: insert, values: &values)
+        }
+        let last = first + Int64(events.count - 1)
+        guard !appends || connection.lastInsertRowID == last else {
+            throw StoreError("events \(first) to \(last) were numbered up to \(connection.lastInsertRowID) in \(connection.path)")
+        }
+    }
+
+    /// One event's row at parameters `base + 1` ... `base + 9`: its seq only if `numbered`.
+    private static func bind(
+        _ event: StoredEvent, numbered: Bool, at base: Int32, to insert: Statement, values: inout BorrowedValues
+    ) {
+        if numbered { insert.bind(event.seq, at: base + 1) }
+        values.append(event.type, at: base + 2)
+        if let button = event.button { values.append(button, at: base + 3) }
+        if let sheet = event.sheet { values.append(sheet, at: base + 4) }
+        insert.bind(event.t, at: base + 5)
+        if let compact = event.compact {
+            // What the event is, once: no JSON, and no id where the run's prefix gives it.
+            let data = event.json[compact.data]
+            if !data.elementsEqual("{}".utf8) { values.append(data, at: base + 6) }
+            if let by = compact.by { values.append(by, at: base + 7) }
+            if !compact.derivedID { values.append(event.id, at: base + 8) }
+        } else {
+            values.append(event.id, at: base + 8)
+            values.append(event.json, at: base + 9)
+        }
+    }
+
+    /// Whether `events` are numbered one by one from the seq after the table's largest.
+    private static func continuesTheLog(_ events: [StoredEvent], in connection: Connection) throws(StoreError) -> Bool {
+        guard let first = events.first?.seq, events.indices.allSatisfy({ events[$0].seq == first + Int64($0) }) else {
+            return false
+        }
+        return try connection.statement("SELECT COALESCE(MAX(seq), 0) FROM events").scalar() == first - 1
+    }
+
+    /// The buttons' live states, many a statement; a button's row is made on its first change.
+    private static func update(_ states: [ButtonStateChange], in connection: Connection) throws(StoreError) {
+        try connection.insertRows(
+            states.count, head: "INSERT INTO button_states (id, face, clock, held, taps) VALUES ", row: "(?, ?, ?, ?, ?)",
+            tail: """
+                 ON CONFLICT (id) DO UPDATE SET face = excluded.face, clock = excluded.clock, held = excluded.held,
+                    taps = excluded.taps
+                """, parameters: 5
+        ) { index, base, upsert, values in
+            let state = states[index]
+            values.append(state.id, at: base + 1)
+            upsert.bind(state.face, at: base + 2)
+            upsert.bind(state.clock, at: base + 3)
+            upsert.bind(state.held, at: base + 4)
+            upsert.bind(state.tapCount, at: base + 5)
         }
     }
 
@@ -154,25 +207,39 @@ extension ButtonStore {
     /// Retention: deletes the oldest events so at most `keep` remain. Returns how many were deleted.
     @discardableResult
     public func trimEvents(keep: Int) throws(StoreError) -> Int {
-        try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try Self.trim(connection, keep: keep) }
+        try withSourceIndex { connection, index throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in try Self.trim(connection, keep: keep, indexed: &index.indexed) }
         }
     }
 
-    private static func trim(_ connection: Connection, keep: Int) throws(StoreError) -> Int {
+    /// Sources that many, or more, in the trimmed entries are deleted with one read of the trimmed events instead.
+    static let sourcesDeletedOneByOne = 256
+
+    private static func trim(_ connection: Connection, keep: Int, indexed: inout IndexedSources) throws(StoreError) -> Int {
         // seq grows by one, so the newest `keep` are those above max − keep: no scan over the
         // kept rows.
         guard let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar() else { return 0 }
         let through = newest - Int64(max(0, keep))
         guard through > 0 else { return 0 }
-        // Their entries in the source index first: one range of it for each source they have.
-        let unindex = try connection.statement(
-            """
-            DELETE FROM event_sources
-            WHERE source IN (SELECT COALESCE(button, sheet) FROM events WHERE seq <= ?1) AND seq <= ?1
-            """)
-        unindex.bind(through, at: 1)
-        try unindex.run()
+        // Their entries in the source index first: one range of it for each source they have (a
+        // run that ends after `through` stays: the read finds only its events still kept).
+        if let sources = indexed.sources(through: through), sources.count < sourcesDeletedOneByOne {
+            let unindex = try connection.statement("DELETE FROM event_sources WHERE source = ?1 AND seq <= ?2")
+            for source in sources {
+                unindex.bind(source, at: 1)
+                unindex.bind(through, at: 2)
+                try unindex.run()
+            }
+        } else {
+            let unindex = try connection.statement(
+                """
+                DELETE FROM event_sources
+                WHERE source IN (SELECT COALESCE(button, sheet) FROM events WHERE seq <= ?1) AND seq <= ?1
+                """)
+            unindex.bind(through, at: 1)
+            try unindex.run()
+        }
+        indexed.trimmed(through: through)
         let delete = try connection.statement("DELETE FROM events WHERE seq <= ?1")
         delete.bind(through, at: 1)
         try delete.run()

@@ -9,6 +9,8 @@ package final class Connection: @unchecked Sendable {
     private let db: OpaquePointer
     /// Keyed by the address of the SQL literal: a pointer hash, no string hashing on the hot path.
     private var statements: [UnsafeRawPointer: Statement] = [:]
+    /// `statement(_:repeating:rows:then:)`'s, by the address of its head and its row count.
+    private var repeatedStatements: [RepeatedKey: Statement] = [:]
     private var isClosed = false
     /// Pages in the write-ahead log after this connection's last commit (writer only).
     private(set) var walPages = 0
@@ -79,6 +81,7 @@ package final class Connection: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         statements.removeAll()
+        repeatedStatements.removeAll()
         sqlite3_wal_hook(db, nil, nil)
         sqlite3_close_v2(db)
     }
@@ -90,17 +93,49 @@ package final class Connection: @unchecked Sendable {
         if let cached = statements[key] {
             return cached
         }
-        var handle: OpaquePointer?
-        let code = sql.utf8Start.withMemoryRebound(to: CChar.self, capacity: sql.utf8CodeUnitCount) { chars in
-            sqlite3_prepare_v3(
-                db, chars, Int32(sql.utf8CodeUnitCount), UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        let prepared = sql.utf8Start.withMemoryRebound(to: CChar.self, capacity: sql.utf8CodeUnitCount) { chars in
+            prepare(chars, count: sql.utf8CodeUnitCount)
         }
-        guard code == SQLITE_OK, let handle else {
-            throw StoreError.sqlite(code, message: errorMessage, path: path, doing: "preparing \(sql)")
-        }
-        let statement = Statement(handle: handle, path: path)
+        let statement = try statement(prepared, sql: "\(sql)")
         statements[key] = statement
         return statement
+    }
+
+    private struct RepeatedKey: Hashable {
+        var head: UnsafeRawPointer
+        var rows: Int
+    }
+
+    /// The cached statement `head`, then `rows` copies of `row` joined by commas, then `tail`:
+    /// one INSERT of many rows, whose per-statement work (cursors, the halt, the record
+    /// buffers) is done once for all of them. `row` numbers its parameters `?`, so row `r`'s
+    /// are those of the first row plus `r` times their count.
+    package func statement(
+        _ head: StaticString, repeating row: StaticString, rows: Int, then tail: StaticString = ""
+    ) throws(StoreError) -> Statement {
+        precondition(head.hasPointerRepresentation && rows > 0, "SQL must be a string literal")
+        let key = RepeatedKey(head: UnsafeRawPointer(head.utf8Start), rows: rows)
+        if let cached = repeatedStatements[key] {
+            return cached
+        }
+        let sql = "\(head)" + repeatElement("\(row)", count: rows).joined(separator: ", ") + "\(tail)"
+        let prepared = sql.withCString { chars in prepare(chars, count: sql.utf8.count) }
+        let statement = try statement(prepared, sql: sql)
+        repeatedStatements[key] = statement
+        return statement
+    }
+
+    private func prepare(_ chars: UnsafePointer<CChar>, count: Int) -> (code: Int32, handle: OpaquePointer?) {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(db, chars, Int32(count), UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        return (code, handle)
+    }
+
+    private func statement(_ prepared: (code: Int32, handle: OpaquePointer?), sql: @autoclosure () -> String) throws(StoreError) -> Statement {
+        guard prepared.code == SQLITE_OK, let handle = prepared.handle else {
+            throw StoreError.sqlite(prepared.code, message: errorMessage, path: path, doing: "preparing \(sql())")
+        }
+        return Statement(handle: handle, path: path)
     }
 
     /// Runs one or more SQL statements that need no bindings (schema, pragmas).
@@ -135,6 +170,11 @@ package final class Connection: @unchecked Sendable {
         try statement("BEGIN").run()
         defer { if sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "COMMIT", nil, nil, nil) } }
         return try body()
+    }
+
+    /// The rowid of the last row inserted (an INTEGER PRIMARY KEY is that rowid).
+    package var lastInsertRowID: Int64 {
+        sqlite3_last_insert_rowid(db)
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.

@@ -2,7 +2,8 @@
 /// seq it starts after, ?4 the seq `event_sources` is written through (`indexedThrough`).
 ///
 /// Every one is a range of an index, so a read visits at most ?2 rows however long the log:
-/// the table's seq, or `event_sources` for one source up to ?4. One source's events after ?4
+/// the table's seq, or `event_sources` for one source up to ?4, each entry a run of the
+/// source's consecutive events (`first` through `seq`). One source's events after ?4
 /// (the tail the next bulk write will index, fewer than 1000) are found by walking that tail.
 /// `EventLogIndexTests` hold each to its plan and its steps. The columns are those
 /// `ButtonStore.event` reads: a compact row's JSON is rendered from them.
@@ -21,13 +22,13 @@ enum EventQuery {
 
     static let sourceIndexedAfter: StaticString = """
         SELECT e.seq, e.id, e.type, e.button, e.sheet, e.t, e.json, e.data, e.by
-        FROM event_sources s JOIN events e ON e.seq = s.seq
-        WHERE s.source = ?1 AND s.seq > ?3 AND s.seq <= ?4 ORDER BY s.seq LIMIT ?2
+        FROM event_sources s JOIN events e ON e.seq BETWEEN COALESCE(s.first, s.seq) AND s.seq
+        WHERE s.source = ?1 AND s.seq > ?3 AND s.seq <= ?4 AND e.seq > ?3 ORDER BY s.seq, e.seq LIMIT ?2
         """
     static let sourceIndexedNewest: StaticString = """
         SELECT e.seq, e.id, e.type, e.button, e.sheet, e.t, e.json, e.data, e.by
-        FROM event_sources s JOIN events e ON e.seq = s.seq
-        WHERE s.source = ?1 AND s.seq <= ?4 ORDER BY s.seq DESC LIMIT ?2
+        FROM event_sources s JOIN events e ON e.seq BETWEEN COALESCE(s.first, s.seq) AND s.seq
+        WHERE s.source = ?1 AND s.seq <= ?4 ORDER BY s.seq DESC, e.seq DESC LIMIT ?2
         """
     /// The tail's: ?3 is at least ?4 here.
     static let sourceTailAfter: StaticString = """

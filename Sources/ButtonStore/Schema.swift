@@ -295,6 +295,14 @@ enum Schema {
         DROP TABLE events;
         ALTER TABLE events_compact RENAME TO events;
         """,
+        // 16: an entry of the source index is a run of one source's consecutive events: `seq`
+        // its last, `first` its first (NULL: the run is the one event `seq`). A press's events
+        // are consecutive, so a bulk write inserts (and retention deletes) a row a press, not a
+        // row an event: the index was a third of the commit path's SQLite work. Old entries are
+        // runs of one event.
+        """
+        ALTER TABLE event_sources ADD COLUMN first INTEGER;
+        """,
     ]
 
     /// Work of a migration that SQL cannot do, run in its transaction after its SQL, by the

@@ -107,6 +107,35 @@ package final class Statement {
         while try step() {}
     }
 
+    /// Binds `values` where they lie and runs the statement as `run()` does; then every
+    /// parameter is NULL again, so no binding outlives the buffer it points into (and one that
+    /// the next run binds no value to is NULL, as in a new statement).
+    package func run(borrowing values: BorrowedValues) throws(StoreError) {
+        let result = values.bytes.withUnsafeBytes { bytes -> Result<Void, StoreError> in
+            defer { sqlite3_clear_bindings(handle) }
+            for slot in values.slots {
+                bindWithoutCopy(UnsafeRawBufferPointer(rebasing: bytes[slot.start..<slot.start + slot.count]), slot)
+            }
+            do throws(StoreError) { return .success(try run()) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    /// SQLITE_STATIC: SQLite reads the bytes in place until the statement is reset and rebound.
+    private func bindWithoutCopy(_ bytes: UnsafeRawBufferPointer, _ slot: BorrowedValues.Slot) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            // Empty, not NULL, as `bind` makes it.
+            if slot.isText { sqlite3_bind_text(handle, slot.index, "", 0, nil) } else { sqlite3_bind_zeroblob(handle, slot.index, 0) }
+            return
+        }
+        if slot.isText {
+            sqlite3_bind_text64(
+                handle, slot.index, base.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8))
+        } else {
+            sqlite3_bind_blob64(handle, slot.index, base, UInt64(bytes.count), nil)
+        }
+    }
+
     /// Collects every row, then resets the statement for the next call.
     package func rows<Row>(_ makeRow: (Statement) -> Row) throws(StoreError) -> [Row] {
         defer { sqlite3_reset(handle) }

@@ -1,0 +1,47 @@
+/// The events committed since the source index's last write, as runs of one source's
+/// consecutive seqs: what the next write inserts into `event_sources`, one row a run (a press's
+/// events are one run) instead of one row an event read back from the log. Kept by the writer;
+/// when it does not cover exactly the events after the index's extent (a batch that did not
+/// follow the one before, a store opened with a tail it did not see) the write indexes the log
+/// event by event instead.
+struct SourceRuns {
+    struct Run: Equatable {
+        var source: String
+        var first: Int64
+        var last: Int64
+    }
+
+    private(set) var runs: [Run] = []
+    /// The first and the last seq the runs cover (sourceless events included); nil: none yet.
+    private(set) var first: Int64?
+    private(set) var last: Int64?
+    /// False once an event did not follow the one before it.
+    private(set) var isContiguous = true
+
+    mutating func append(_ events: [StoredEvent]) {
+        for event in events {
+            if let last, event.seq != last + 1 { isContiguous = false }
+            if first == nil { first = event.seq }
+            last = event.seq
+            guard let source = event.button ?? event.sheet else { continue }
+            if let previous = runs.indices.last, runs[previous].last == event.seq - 1, runs[previous].source == source {
+                runs[previous].last = event.seq
+            } else {
+                runs.append(Run(source: source, first: event.seq, last: event.seq))
+            }
+        }
+    }
+
+    /// Marks the runs as not the events after the index's extent (a batch they hold was not
+    /// committed): the next write indexes from the log.
+    mutating func forget() {
+        isContiguous = false
+    }
+
+    /// Whether the runs are every event after `indexedThrough` up to `newest`, and only those.
+    func cover(after indexedThrough: Int64, through newest: Int64?) -> Bool {
+        guard isContiguous else { return false }
+        guard let first, let last else { return newest.map { $0 <= indexedThrough } ?? true }
+        return first == indexedThrough + 1 && last == newest
+    }
+}
