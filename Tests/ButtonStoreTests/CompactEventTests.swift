@@ -30,20 +30,14 @@ import Testing
             (8, "evt_8", "tap", "door", nil, 1000, "{}"),
         ]
         try withTemporaryDirectory { base in
-            let path = base + "/" + ButtonStore.fileName
-            do {
-                let connection = try Connection(path: path)
-                for sql in Schema.migrations.prefix(14) { try connection.execute(sql, doing: "an old schema") }
-                func quoted(_ text: String?) -> String { text.map { "'\($0)'" } ?? "NULL" }  // none holds a '
-                let rows = old.map { row in
-                    "(\(row.seq), \(quoted(row.id)), \(quoted(row.type)), \(quoted(row.button)), \(quoted(row.sheet)), "
-                        + "\(row.t), CAST(\(quoted(row.json)) AS BLOB))"
-                }
-                try connection.execute(
-                    "PRAGMA user_version = 14; INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES "
-                        + rows.joined(separator: ", "), doing: "filling it")
-                connection.close()
+            func quoted(_ text: String?) -> String { text.map { "'\($0)'" } ?? "NULL" }  // none holds a '
+            let rows = old.map { row in
+                "(\(row.seq), \(quoted(row.id)), \(quoted(row.type)), \(quoted(row.button)), \(quoted(row.sheet)), "
+                    + "\(row.t), CAST(\(quoted(row.json)) AS BLOB))"
             }
+            try makeOldDatabase(
+                in: base, version: 14,
+                filling: "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES " + rows.joined(separator: ", "))
             let store = try ButtonStore(directory: base)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)

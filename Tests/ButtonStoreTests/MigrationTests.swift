@@ -11,13 +11,9 @@ import Testing
     /// attempts, and the pending ones are still pending.
     @Test func theOutboxBecomesTheDeliveryLog() throws {
         try withTemporaryDirectory { base in
-            let path = base + "/" + ButtonStore.fileName
-            do {
-                let old = try Connection(path: path)
-                for sql in Schema.migrations.prefix(5) { try old.execute(sql, doing: "an old schema") }
-                try old.execute(
-                    """
-                    PRAGMA user_version = 5;
+            try makeOldDatabase(
+                in: base, version: 5,
+                filling: """
                     INSERT INTO outbox VALUES ('dlv_b', 'h1', 2, '{"id":"evt_2","seq":2,"type":"tap","button":"door","t":2000,"data":{}}', 'pending', 1, 9000, 2001);
                     INSERT INTO outbox VALUES ('dlv_a', 'h1', 1, '{"id":"evt_1","seq":1,"type":"flip","button":"door","t":1000,"data":{"face":1}}', 'ok', 1, 0, 1001);
                     INSERT INTO outbox VALUES ('dlv_c', 'h2', 3, '{"id":"evt_3","seq":3,"type":"select","sheet":"s","t":3000,"data":{"option":"go"}}', 'in_flight', 0, 3001, 3001);
@@ -26,9 +22,7 @@ import Testing
                     INSERT INTO handlers (id, owner, position, config, secret, enabled) VALUES
                         ('h1', 'button:door', 0, '{"id":"h1","button":"door","on":["tap","long-press"],"enabled":true,"webhook":{"url":"http://x/h","headers":{"A":"b"},"timeoutMs":2000,"maxAttempts":3,"expireAfterMs":60000}}', 'whsec_k', 1),
                         ('h2', 'sheet:s', 1, '{"id":"h2","sheet":"s","on":["select"],"option":"go","enabled":false,"script":{"name":"run.sh","args":["{button}","x"],"timeoutMs":5000,"maxAttempts":1}}', NULL, 0);
-                    """, doing: "filling it")
-                old.close()
-            }
+                    """)
             let store = try ButtonStore(directory: base)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
@@ -70,19 +64,13 @@ import Testing
     /// pages are the same.
     @Test func theEventsGetOneIndexOnTheirSource() throws {
         try withTemporaryDirectory { base in
-            let path = base + "/" + ButtonStore.fileName
-            do {
-                let old = try Connection(path: path)
-                for sql in Schema.migrations.prefix(9) { try old.execute(sql, doing: "an old schema") }
-                try old.execute(
-                    """
-                    PRAGMA user_version = 9;
+            try makeOldDatabase(
+                in: base, version: 9,
+                filling: """
                     INSERT INTO events VALUES (1, 'evt_1', 'tap', 'door', NULL, 1000, '{}');
                     INSERT INTO events VALUES (2, 'evt_2', 'select', NULL, 'panel', 2000, '{}');
                     INSERT INTO events VALUES (3, 'evt_3', 'tap', 'door', NULL, 3000, '{}');
-                    """, doing: "filling it")
-                old.close()
-            }
+                    """)
             let store = try ButtonStore(directory: base)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)

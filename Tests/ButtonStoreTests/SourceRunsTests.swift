@@ -74,21 +74,15 @@ import Testing
     /// A version-15 index (an entry an event) is the same index of runs of one event.
     @Test func aVersion15IndexKeepsItsEntries() throws {
         try withTemporaryDirectory { base in
-            let path = base + "/" + ButtonStore.fileName
-            do {
-                let old = try Connection(path: path)
-                for sql in Schema.migrations.prefix(15) { try old.execute(sql, doing: "an old schema") }
-                try old.execute(
-                    """
-                    PRAGMA user_version = 15;
+            try makeOldDatabase(
+                in: base, version: 15,
+                filling: """
                     INSERT INTO events (seq, type, button, sheet, t, id, json) VALUES
                         (1, 'tap', 'door', NULL, 1000, 'evt_1', '{"seq":1}'), (2, 'select', NULL, 'panel', 2000, 'evt_2', '{"seq":2}'),
                         (3, 'tap', 'door', NULL, 3000, 'evt_3', '{"seq":3}'), (4, 'tap', 'door', NULL, 4000, 'evt_4', '{"seq":4}');
                     INSERT INTO event_sources (source, seq) VALUES ('door', 1), ('panel', 2), ('door', 3);
                     UPDATE meta SET value = 3 WHERE key = 'sources_through';
-                    """, doing: "filling it")
-                old.close()
-            }
+                    """)
             let store = try ButtonStore(directory: base)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
