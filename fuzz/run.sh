@@ -9,7 +9,7 @@ SECONDS_TO_RUN=${FUZZ_SECONDS:-30}
 OUT=.build/fuzz
 mkdir -p "$OUT" fuzz/corpus fuzz/artifacts
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -package-name buttond \
-    Sources/JSON/JSONValue.swift Sources/JSON/JSONParser.swift Sources/JSON/JSONWriter.swift \
+    Sources/JSON/*.swift \
     Sources/ButtonEngine/*.swift fuzz/FuzzTarget.swift -o "$OUT/fuzz-buttond"
 # Seeds: a few valid documents.
 printf '{"id":"door","longPressMs":500,"faces":[{"label":"a"},{"label":"b"}]}' > fuzz/corpus/seed-button.json
