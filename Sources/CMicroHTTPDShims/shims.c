@@ -12,6 +12,11 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/tcp.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <errno.h>
+#include <stdio.h>
 
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -414,4 +419,33 @@ int bd_peer_closed(int fd) {
     struct pollfd p = {.fd = fd, .events = POLLRDHUP, .revents = 0};
     if (poll(&p, 1, 0) <= 0) return 0;
     return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+int bd_connection_is_plain(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    return info == NULL || info->tls_session == NULL;
+}
+
+int bd_write_chunk(int fd, const uint8_t *data, size_t length) {
+    if (length == 0) return 1;
+    // Unsent bytes already queued, against the buffer's size: write only when the chunk fits
+    // with room to spare (the kernel counts its own overhead against SO_SNDBUF too), so a
+    // write is whole or nothing and never leaves half a chunk.
+    int queued = 0, size = 0;
+    socklen_t size_length = sizeof size;
+    if (ioctl(fd, SIOCOUTQ, &queued) != 0) return 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &size_length) != 0) return 0;
+    if ((size_t)queued + 4 * (length + 32) > (size_t)size / 2) return 0;
+    char head[24];
+    int head_length = snprintf(head, sizeof head, "%zX\r\n", length);
+    struct iovec parts[3] = {
+        {.iov_base = head, .iov_len = (size_t)head_length},
+        {.iov_base = (void *)data, .iov_len = length},
+        {.iov_base = (void *)"\r\n", .iov_len = 2},
+    };
+    struct msghdr message = {.msg_iov = parts, .msg_iovlen = 3};
+    ssize_t sent = sendmsg(fd, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (sent == (ssize_t)(head_length + length + 2)) return 1;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 0;
+    return -1;
 }

@@ -17,6 +17,8 @@ final class RequestContext {
     var access: (any Sendable)?
     /// Set while the handler's answer is being produced elsewhere (the connection is suspended).
     var pending: (response: PendingResponse, route: String, method: String, path: String)?
+    /// The request is HTTP/1.1, whose streamed answers libmicrohttpd sends in chunks.
+    var http11 = false
     let start = DispatchTime.now().uptimeNanoseconds
 }
 
@@ -45,7 +47,7 @@ private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [Str
     return box.values
 }
 
-private func queue(_ response: Response, on connection: OpaquePointer, server: HTTPServer) -> MHD_Result {
+private func queue(_ response: Response, on connection: OpaquePointer, context: RequestContext, server: HTTPServer) -> MHD_Result {
     let handle: OpaquePointer?
     switch response.body {
     case .bytes(let bytes):
@@ -55,7 +57,9 @@ private func queue(_ response: Response, on connection: OpaquePointer, server: H
     case .stream(let stream):
         handle = MHD_create_response_from_callback(
             UInt64.max, 4096, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamFreed)
-        server.streams.attach(stream, to: connection)
+        // Chunks the stream may write itself: an HTTP/1.1 connection kept open, without TLS.
+        let closes = lookup(connection, .HEADER_KIND, "Connection")?.lowercased().contains("close") ?? false
+        server.streams.attach(stream, to: connection, direct: context.http11 && !closes && bd_connection_is_plain(connection) != 0)
     case .pending:
         // `answer` waits for a pending response's real answer; one never reaches here.
         handle = nil
@@ -94,7 +98,7 @@ private func answer(
         return awaitPending(context: context, connection: connection, server: server)
     }
     context.answered = true
-    let result = queue(response, on: connection, server: server)
+    let result = queue(response, on: connection, context: context, server: server)
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.start) / 1e9
     server.record(
         RequestRecord(
@@ -169,6 +173,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
     guard let opaque = requestContext.pointee, !isURIMarker(opaque) else {
         let marker = requestContext.pointee
         let context = RequestContext()
+        context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         if let refusal = marker.map({ uriRefusal($0, server: server) }) ?? framingRefusal(connection, version) {
             var response = refusal.response

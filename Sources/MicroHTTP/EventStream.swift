@@ -11,6 +11,10 @@ public final class EventStream: Sendable {
         var pending = ByteQueue()
         var connection: CHandle?
         var socket: Int32 = -1
+        /// Writes may go straight to `socket` while the connection is suspended: libmicrohttpd
+        /// then has nothing of its own left to send (it asks `read` for more only once all it
+        /// had is sent), and it frames the body in chunks that `bd_write_chunk` writes alike.
+        var direct = false
         var suspended = false
         var finished = false
         var closed = false
@@ -28,11 +32,29 @@ public final class EventStream: Sendable {
         self.id = id
     }
 
-    /// Queues bytes for the client; false when the stream has ended (the client went away).
+    /// Sends bytes to the client; false when the stream has ended (the client went away).
+    ///
+    /// An idle stream (suspended, nothing queued) writes them to its socket at once, on the
+    /// calling thread: a committed event reaches its watchers without waiting for a worker
+    /// thread to be woken and scheduled, which on a loaded machine took milliseconds. When
+    /// the socket has too little room, or the connection is TLS, they are queued for
+    /// libmicrohttpd to send.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         hub.withState(of: self) { state in
             guard !state.finished && !state.closed else { return false }
+            if state.direct && state.suspended && state.pending.isEmpty && state.socket >= 0 {
+                let written = bytes.withUnsafeBufferPointer { bd_write_chunk(state.socket, $0.baseAddress, $0.count) }
+                if written > 0 { return true }
+                if written < 0 {
+                    // The peer is gone, or half a chunk went out: end the connection (a client
+                    // that is still there reconnects with its Last-Event-ID).
+                    shutdown(state.socket, Int32(SHUT_RDWR))
+                    state.finished = true
+                    Self.resumeIfSuspended(&state)
+                    return false
+                }
+            }
             if state.pending.count + bytes.count > Self.maxPending {
                 state.pending.removeAll()
                 state.finished = true
@@ -143,11 +165,12 @@ public final class StreamHub: Sendable {
     }
 
     /// Binds a stream to the connection that carries it, once its response is queued.
-    func attach(_ stream: EventStream, to connection: OpaquePointer) {
+    func attach(_ stream: EventStream, to connection: OpaquePointer, direct: Bool) {
         let socket = bd_connection_fd(connection)
         lock.withLock { streams in
             streams.states[stream.id]?.connection = CHandle(pointer: connection)
             streams.states[stream.id]?.socket = socket
+            streams.states[stream.id]?.direct = direct
         }
     }
 

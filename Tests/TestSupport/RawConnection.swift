@@ -47,7 +47,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
     }
 
     /// Reads more bytes into the buffer; false at end of stream.
-    func fill() throws -> Bool {
+    public func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = recv(fd, &chunk, chunk.count, 0)
         if n == 0 { return false }
@@ -56,7 +56,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
         return true
     }
 
-    func readLine() throws -> String {
+    public func readLine() throws -> String {
         while true {
             if let index = buffer.firstIndex(of: 0x0A) {
                 var line = Array(buffer[..<index])
@@ -68,7 +68,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
         }
     }
 
-    func readExactly(_ count: Int) throws -> [UInt8] {
+    public func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
             guard try fill() else { throw RawConnection.Failure(description: "connection closed mid-body") }
         }
@@ -77,7 +77,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
         return bytes
     }
 
-    func readHead() throws -> (Int, [String: String]) {
+    public func readHead() throws -> (Int, [String: String]) {
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else {
@@ -95,7 +95,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
     }
 
     /// Reads one chunk of a chunked body; nil at the last chunk.
-    func readChunk() throws -> [UInt8]? {
+    public func readChunk() throws -> [UInt8]? {
         let sizeLine = try readLine()
         guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
             throw RawConnection.Failure(description: "bad chunk size: \(sizeLine)")

@@ -84,4 +84,14 @@ int bd_connection_fd(struct MHD_Connection *connection);
 /// 1 when the peer has closed or reset the socket (checked without blocking), else 0.
 int bd_peer_closed(int fd);
 
+/// 1 when the connection is plain TCP (not TLS): its socket carries the body's bytes as sent.
+int bd_connection_is_plain(struct MHD_Connection *connection);
+
+/// Writes `data` as one HTTP/1.1 chunk ("<hex length>\r\n" data "\r\n") straight to `fd`, not
+/// blocking: for an event stream whose connection libmicrohttpd holds suspended with nothing
+/// of its own left to send. 1: the whole chunk is in the kernel's send buffer. 0: nothing was
+/// written (the buffer has too little room for certain success: queue it the usual way).
+/// -1: the peer is gone, or only part of the chunk went out (the stream cannot go on).
+int bd_write_chunk(int fd, const uint8_t *data, size_t length);
+
 #endif
