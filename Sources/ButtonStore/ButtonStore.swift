@@ -42,8 +42,9 @@ public final class ButtonStore: Sendable {
             let connection = try Connection(path: path)
             try Self.verify(connection)
             try Schema.migrate(connection)
-            checkpointer = try Checkpointer(path: path)
-            self.connection = Locked(connection)
+            let writer = Locked<Connection?>(connection)
+            checkpointer = try Checkpointer(path: path) { body in writer.withLock { _ in body() } }
+            self.connection = writer
         } catch {
             Platform.close(lockFile)
             throw error

@@ -65,11 +65,20 @@ package final class Connection: @unchecked Sendable {
 
     /// Copies what it can of the write-ahead log into the database without blocking the
     /// writer or readers (`SQLITE_CHECKPOINT_PASSIVE`); the log restarts once all is copied.
-    func checkpoint() throws(StoreError) {
-        let code = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    /// With `whole`, nobody may be writing (the caller holds the writer off): it copies the
+    /// rest without waiting for anyone (a reader of an older snapshot only makes it copy
+    /// less). Returns the frames in the log and how many of them are in the database now.
+    @discardableResult
+    func checkpoint(whole: Bool = false) throws(StoreError) -> (frames: Int, copied: Int) {
+        var frames: Int32 = 0
+        var copied: Int32 = 0
+        if whole { sqlite3_busy_timeout(db, 0) }
+        let code = sqlite3_wal_checkpoint_v2(db, nil, whole ? SQLITE_CHECKPOINT_FULL : SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        if whole { sqlite3_busy_timeout(db, 5000) }
         guard code == SQLITE_OK || code == SQLITE_BUSY else {
             throw StoreError.sqlite(code, message: errorMessage, path: path, doing: "checkpointing the write-ahead log")
         }
+        return (Int(frames), Int(copied))
     }
 
     deinit {
