@@ -1,3 +1,4 @@
+import Platform
 import ThreadSupport
 
 /// Copies the write-ahead log back into the database on a thread of its own, with a
@@ -19,6 +20,10 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
     static let finishing = 256
     /// Passes in one round at most: a load that outruns them leaves the rest to the next round.
     static let passes = 6
+    /// After a last pass that a reader kept from copying everything (a long history replay
+    /// reads an older snapshot), the writer is not held off again for this long: it would
+    /// only pause commits for a log that cannot start over yet.
+    static let readerBackoffSeconds = 0.5
 
     private let condition = Condition()
     private let connection: Connection
@@ -27,6 +32,8 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
     private var requested = false
     private var stopped = false
     private var running = false
+    /// When the writer may be held off again (the checkpoint thread's own).
+    private var finishAfter = 0.0
 
     init(path: String, holdingWriter: @escaping @Sendable (() -> Void) -> Void) throws(StoreError) {
         connection = try Connection(path: path, role: .checkpointer)
@@ -80,8 +87,11 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
         for _ in 0..<Self.passes {
             guard let pass = try? connection.checkpoint(), pass.frames > pass.copied else { return }
             if pass.frames - pass.copied <= Self.finishing {
+                guard SystemClock.monotonicSeconds() >= finishAfter else { return }
                 let connection = connection
-                holdingWriter { _ = try? connection.checkpoint(whole: true) }
+                var last: (frames: Int, copied: Int)?
+                holdingWriter { last = try? connection.checkpoint(whole: true) }
+                if let last, last.copied < last.frames { finishAfter = SystemClock.monotonicSeconds() + Self.readerBackoffSeconds }
                 return
             }
         }
