@@ -21,13 +21,19 @@ struct StreamFramingTests {
         }
     }
 
-    @Test func anHTTP11StreamIsWellFormedChunksInSeqOrder() throws {
+    /// A server with button `c`, and a stream opened on it with `request` (its head read).
+    private static func openStream(_ request: String) throws -> (TestServer, RawConnection, [String: String]) {
         let server = try TestServer()
         try server.createButton(#"{"id": "c", "maxTaps": 1}"#)
         let connection = try RawConnection(port: server.app.port, timeoutSeconds: 10)
-        try connection.write(Array("GET /api/v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        try connection.write(Array(request.utf8))
         let (status, headers) = try connection.readHead()
         #expect(status == 200)
+        return (server, connection, headers)
+    }
+
+    @Test func anHTTP11StreamIsWellFormedChunksInSeqOrder() throws {
+        let (server, connection, headers) = try Self.openStream("GET /api/v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(headers["transfer-encoding"]?.lowercased() == "chunked")
         let presses = 50  // four events each: touch-down, touch-up-inside, tap, tap-series-end (maxTaps 1)
         var body = ""
@@ -50,12 +56,7 @@ struct StreamFramingTests {
     }
 
     @Test func anHTTP10StreamIsAPlainBodyUntilClose() throws {
-        let server = try TestServer()
-        try server.createButton(#"{"id": "c", "maxTaps": 1}"#)
-        let connection = try RawConnection(port: server.app.port, timeoutSeconds: 10)
-        try connection.write(Array("GET /api/v1/events/stream HTTP/1.0\r\n\r\n".utf8))
-        let (status, headers) = try connection.readHead()
-        #expect(status == 200)
+        let (server, connection, headers) = try Self.openStream("GET /api/v1/events/stream HTTP/1.0\r\n\r\n")
         #expect(headers["transfer-encoding"] == nil)
         for index in 0..<10 {
             try server.post("/api/v1/buttons/c/press", "{\"t\": \(1_700_000_000_000 + index * 1_000)}")
