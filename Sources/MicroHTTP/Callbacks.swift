@@ -57,8 +57,9 @@ private func queue(_ response: Response, on connection: OpaquePointer, context: 
     case .stream(let stream):
         handle = MHD_create_response_from_callback(
             UInt64.max, 4096, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamFreed)
-        // Chunks the stream may write itself: an HTTP/1.1 connection kept open, without TLS.
-        let closes = lookup(connection, .HEADER_KIND, "Connection")?.lowercased().contains("close") ?? false
+        // Chunks the stream may write itself: an HTTP/1.1 connection kept open (neither side
+        // closing, so libmicrohttpd frames the body in chunks), without TLS.
+        let closes = server.isStopping || (lookup(connection, .HEADER_KIND, "Connection")?.lowercased().contains("close") ?? false)
         server.streams.attach(stream, to: connection, direct: context.http11 && !closes && bd_connection_is_plain(connection) != 0)
     case .pending:
         // `answer` waits for a pending response's real answer; one never reaches here.
