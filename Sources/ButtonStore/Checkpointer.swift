@@ -88,9 +88,8 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
             guard let pass = try? connection.checkpoint(), pass.frames > pass.copied else { return }
             if pass.frames - pass.copied <= Self.finishing {
                 guard SystemClock.monotonicSeconds() >= finishAfter else { return }
-                let connection = connection
                 var last: (frames: Int, copied: Int)?
-                holdingWriter { last = try? connection.checkpoint(whole: true) }
+                holdingWriter { last = try? self.connection.checkpoint(whole: true) }
                 if let last, last.copied < last.frames { finishAfter = SystemClock.monotonicSeconds() + Self.readerBackoffSeconds }
                 return
             }

@@ -14,6 +14,8 @@ package final class Connection: @unchecked Sendable {
     private var isClosed = false
     /// Pages in the write-ahead log after this connection's last commit (writer only).
     private(set) var walPages = 0
+    /// How long a statement waits for another connection's lock before it fails busy.
+    static let busyTimeoutMs: Int32 = 5000
 
     /// What a connection is for: the one writer, a reader beside it, or the checkpointer.
     enum Role {
@@ -33,7 +35,7 @@ package final class Connection: @unchecked Sendable {
         self.db = handle
         self.path = path
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5000)
+        sqlite3_busy_timeout(db, Self.busyTimeoutMs)
         if role == .reader {
             try execute(
                 "PRAGMA query_only = 1; PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 0",
@@ -74,7 +76,7 @@ package final class Connection: @unchecked Sendable {
         var copied: Int32 = 0
         if whole { sqlite3_busy_timeout(db, 0) }
         let code = sqlite3_wal_checkpoint_v2(db, nil, whole ? SQLITE_CHECKPOINT_FULL : SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
-        if whole { sqlite3_busy_timeout(db, 5000) }
+        if whole { sqlite3_busy_timeout(db, Self.busyTimeoutMs) }
         guard code == SQLITE_OK || code == SQLITE_BUSY else {
             throw StoreError.sqlite(code, message: errorMessage, path: path, doing: "checkpointing the write-ahead log")
         }

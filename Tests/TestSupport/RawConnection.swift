@@ -47,7 +47,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
     }
 
     /// Reads more bytes into the buffer; false at end of stream.
-    public func fill() throws -> Bool {
+    func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = recv(fd, &chunk, chunk.count, 0)
         if n == 0 { return false }
@@ -68,7 +68,7 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
         }
     }
 
-    public func readExactly(_ count: Int) throws -> [UInt8] {
+    func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
             guard try fill() else { throw RawConnection.Failure(description: "connection closed mid-body") }
         }
