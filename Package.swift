@@ -90,7 +90,11 @@ let package = Package(
         .executableTarget(
             name: "buttond",
             dependencies: ["Platform", "ButtonServer", "ButtondCLI"],
-            swiftSettings: strict
+            swiftSettings: strict,
+            // mimalloc (Debian's libmimalloc) replaces glibc's malloc for the whole process: a
+            // press allocates on a worker and frees on the writer, which glibc's arenas pay for
+            // with locks and consolidation (docs/performance.md).
+            linkerSettings: [.linkedLibrary("mimalloc")]
         ),
         .executableTarget(
             name: "engine-bench",

@@ -40,7 +40,12 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
     }
 
     package func start() {
-        startThread(name: "buttond.replay") { [self] in pump() }
+        startThread(name: "buttond.replay") { [self] in
+            // Below the HTTP workers: a long replay takes what the presses leave of the CPU,
+            // not a share of it (a press waits behind no page of history).
+            setThreadNice(10)
+            pump()
+        }
     }
 
     package func stop() {
