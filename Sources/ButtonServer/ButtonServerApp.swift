@@ -112,8 +112,8 @@ public final class ButtonServerApp: Sendable {
     /// The store comes first (opened by `init`, since every part loads from it) and closes
     /// last, with its checkpointer; the engine runs before the HTTP server takes a request;
     /// the dispatcher, the bridges and OSC start once the port is known (a webhook or an OSC
-    /// message may not loop back to it) and stop first, so the server still answers while
-    /// they finish what is in flight (the shutdown grace).
+    /// message may not loop back to it) and stop first (after the HTTP server has stopped
+    /// accepting: `stop`), finishing what is in flight (the shutdown grace).
     var services: [Service] {
         let (options, sequencer, publisher, server, dispatcher) = (options, sequencer, publisher, server, dispatcher)
         var services = [
@@ -206,12 +206,15 @@ public final class ButtonServerApp: Sendable {
     /// The bound port (useful with port 0).
     public var port: Int { server.port }
 
-    /// Stops every service in the reverse of the order they started in: the bridges and the
-    /// dispatcher (waiting up to the grace for what is in flight), then the HTTP server
-    /// (it stops accepting, ends streams and finishes the requests under way, which the engine
-    /// still answers), the engine, and last the database.
+    /// SIGTERM (SPEC §2): first the HTTP server stops accepting, ends streams and finishes
+    /// the requests that have begun (at most `drainSeconds`, 5 s; the engine still answers
+    /// them). Then every service stops in the reverse of the order they started in: OSC and
+    /// the MQTT bridge, the dispatcher (waiting up to the grace for deliveries in flight; a
+    /// script calling back finds the port closed), the HTTP daemon, the engine, and last the
+    /// database.
     public func stop() {
         logger.log(.info, "stopping", [:], force: true)
+        server.stopAccepting()
         for service in services.reversed() { service.stop() }
         logger.log(.info, "stopped", [:], force: true)
     }

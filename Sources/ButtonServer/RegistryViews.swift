@@ -39,21 +39,38 @@ struct RegistryViews: Sendable {
         return .object(object)
     }
 
-    /// `event: registry` for a stored change.
+    /// `event: registry` for a stored change. A stream limited to groups hears of a button or
+    /// sheet in its groups only: one moved out of them is a delete there, one moved in a put.
     func announce(_ change: Registry.RegistryChange) {
-        let message: JSONValue
+        let (kind, id, group, body): (String, String, String?, JSONValue?)
+        // `before`: the group a changed one was in (the slot still holds the old definition
+        // while its change is announced).
+        var before: String?
         switch change {
         case .button(let definition):
             guard let slot = try? registry.button(definition.id) else { return }
-            message = ["op": "put", "kind": "button", "id": .string(definition.id), "button": button(slot, definition: definition)]
+            (kind, id, group, body) = ("button", definition.id, definition.group, button(slot, definition: definition))
+            before = slot.locked { slot.definition.group }
         case .sheet(let definition):
             guard let slot = try? registry.sheet(definition.id) else { return }
-            message = ["op": "put", "kind": "sheet", "id": .string(definition.id), "sheet": sheet(slot, definition: definition)]
-        case .buttonDeleted(let id): message = ["op": "delete", "kind": "button", "id": .string(id)]
-        case .sheetDeleted(let id): message = ["op": "delete", "kind": "sheet", "id": .string(id)]
+            (kind, id, group, body) = ("sheet", definition.id, definition.group, sheet(slot, definition: definition))
+            before = slot.locked { slot.definition.group }
+        case .buttonDeleted(let deleted, let was): (kind, id, group, body) = ("button", deleted, was, nil)
+        case .sheetDeleted(let deleted, let was): (kind, id, group, body) = ("sheet", deleted, was, nil)
         }
-        guard case .string(let id)? = message["id"] else { return }
-        publisher.announce("registry", data: JSONWriter.encode(message), source: id)
+        let delete: JSONValue = ["op": "delete", "kind": .string(kind), "id": .string(id)]
+        guard let body else {
+            publisher.announce("registry", data: JSONWriter.encode(delete), source: id) { sees in sees(group) }
+            return
+        }
+        var put: [String: JSONValue] = ["op": "put", "kind": .string(kind), "id": .string(id)]
+        put[kind] = body
+        publisher.announce("registry", data: JSONWriter.encode(.object(put)), source: id) { sees in sees(group) }
+        if let before, before != group {
+            publisher.announce("registry", data: JSONWriter.encode(delete), source: id, everyone: false) { sees in
+                sees(before) && !sees(group)
+            }
+        }
     }
 
     /// A handler's health changed: its button or sheet is announced again.

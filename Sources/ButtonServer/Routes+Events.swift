@@ -49,7 +49,9 @@ extension API {
             let stream = try streams.open()
             stream.send(Array("retry: 1000\n: connected\n\n".utf8))
             let grant = request.grant
-            publisher.subscribe(stream, after: after, source: source, admits: api.admits(grant))
+            publisher.subscribe(
+                stream, after: after, source: source, admits: api.admits(grant),
+                seesGroup: Self.seesGroup(grant))
             if let name = grant.name { api.auth.named.track(stream, of: name) }
             return Response(
                 status: 200,

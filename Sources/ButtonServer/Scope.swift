@@ -50,6 +50,12 @@ extension API {
         return { name in api.sees(source: name, grant) }
     }
 
+    /// Which groups a scoped grant's stream hears registry messages of; nil for all.
+    static func seesGroup(_ grant: Grant) -> (@Sendable (String?) -> Bool)? {
+        guard grant.isScoped else { return nil }
+        return { group in grant.sees(group: group) }
+    }
+
     /// The names of every button and sheet the grant sees (the sources of its history).
     func visibleSources(_ grant: Grant) -> [String] {
         visibleButtons(grant).map(\.id) + visibleSheets(grant).map(\.id)

@@ -15,12 +15,18 @@ extension Fields {
     /// how to send milliseconds, rather than dated 1970 (or a bare `out_of_order`).
     package mutating func time() throws(ButtonsError) -> Int64? {
         guard let t = try int("t", in: 0...Self.maxT) else { return nil }
-        guard t >= Self.minT else {
+        return try Self.milliseconds(t, field: path("t"))
+    }
+
+    /// `t` (already within `0...maxT`) unless it looks like seconds: the one rule for a `t`
+    /// sent over HTTP, MQTT or OSC.
+    package static func milliseconds(_ t: Int64, field: String) throws(ButtonsError) -> Int64 {
+        guard t >= minT else {
             throw ButtonsError(
                 .invalid, code: "t_not_milliseconds",
-                message: "\(path("t")) is \(t), which looks like seconds (or is before 1973): t is milliseconds "
+                message: "\(field) is \(t), which looks like seconds (or is before 1973): t is milliseconds "
                     + "since the Unix epoch, as date +%s%3N gives in a shell and Date.now() in a browser; or leave it out for now",
-                details: ["field": .string(path("t"))])
+                details: ["field": .string(field)])
         }
         return t
     }

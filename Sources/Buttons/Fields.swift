@@ -25,10 +25,13 @@ package struct Fields {
         return members[key] != nil
     }
 
+    /// Only members present are marked seen (`finish` asks about no other): a press's `{}` is
+    /// read without hashing a key into `seen` for each field it may have.
     private mutating func value(_ key: String) -> JSONValue? {
+        guard !members.isEmpty, let member = members[key] else { return nil }
         seen.insert(key)
-        if case .null? = members[key] { return nil }
-        return members[key]
+        if case .null = member { return nil }
+        return member
     }
 
     private func wrongType(_ key: String, _ expected: String, _ got: JSONValue) -> ButtonsError {
@@ -38,7 +41,9 @@ package struct Fields {
     package mutating func raw(_ key: String) -> JSONValue? { value(key) }
 
     /// Marks a member as allowed without reading it (read-only members echoed back by clients).
-    package mutating func ignore(_ key: String) { seen.insert(key) }
+    package mutating func ignore(_ key: String) {
+        if members[key] != nil { seen.insert(key) }
+    }
 
     package mutating func string(_ key: String, maxLength: Int = 256) throws(ButtonsError) -> String? {
         guard let v = value(key) else { return nil }

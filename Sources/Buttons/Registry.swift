@@ -17,9 +17,10 @@ package final class Registry: Sendable {
     /// What changed in the registry, once it is stored.
     package enum RegistryChange: Sendable {
         case button(ButtonDefinition)
-        case buttonDeleted(String)
+        /// The id, and the group it was in (who may hear of it).
+        case buttonDeleted(String, group: String?)
         case sheet(SheetDefinition)
-        case sheetDeleted(String)
+        case sheetDeleted(String, group: String?)
     }
 
     /// Calls `observer` after every stored change (MQTT discovery follows the registry).
@@ -81,12 +82,13 @@ package final class Registry: Sendable {
 
     private func delete<Slot: RegistrySlot>(_ id: String, from table: SlotTable<Slot>) throws(ButtonsError) {
         let slot = try table.get(id)
-        try slot.locked { () throws(ButtonsError) in
+        let group = try slot.locked { () throws(ButtonsError) in
             do throws(StoreError) { try Slot.delete(id, in: store) } catch { throw Self.storageError(error) }
             slot.removed = true
+            return slot.definition.group
         }
         table.remove(id)
-        changed(Slot.deleted(id))
+        changed(Slot.deleted(id, group: group))
     }
 
     /// Makes memory hold exactly these definitions (after the store committed the same set):
@@ -94,8 +96,8 @@ package final class Registry: Sendable {
     package func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
         let goneButtons = buttons.replace(with: newButtons)
         let goneSheets = sheets.replace(with: newSheets)
-        for id in goneButtons { changed(.buttonDeleted(id)) }
-        for id in goneSheets { changed(.sheetDeleted(id)) }
+        for (id, group) in goneButtons { changed(.buttonDeleted(id, group: group)) }
+        for (id, group) in goneSheets { changed(.sheetDeleted(id, group: group)) }
         for definition in newButtons { changed(.button(definition)) }
         for definition in newSheets { changed(.sheet(definition)) }
     }

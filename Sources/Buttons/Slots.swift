@@ -6,6 +6,7 @@ import ThreadSupport
 /// A definition the registry stores: an id and the JSON kept in SQLite.
 package protocol RegistryDefinition: Sendable {
     var id: String { get }
+    var group: String? { get }
     var json: JSONValue { get }
 }
 
@@ -30,7 +31,7 @@ package protocol RegistrySlot: AnyObject, Sendable {
     static func upsert(_ definition: Definition, in store: ButtonStore) throws(StoreError)
     static func delete(_ id: String, in store: ButtonStore) throws(StoreError)
     static func stored(_ definition: Definition) -> Registry.RegistryChange
-    static func deleted(_ id: String) -> Registry.RegistryChange
+    static func deleted(_ id: String, group: String?) -> Registry.RegistryChange
 }
 
 extension RegistrySlot {
@@ -69,7 +70,7 @@ package final class ButtonSlot: RegistrySlot, @unchecked Sendable {  // every `v
 
     package static func delete(_ id: String, in store: ButtonStore) throws(StoreError) { _ = try store.deleteButton(id: id) }
     package static func stored(_ definition: ButtonDefinition) -> Registry.RegistryChange { .button(definition) }
-    package static func deleted(_ id: String) -> Registry.RegistryChange { .buttonDeleted(id) }
+    package static func deleted(_ id: String, group: String?) -> Registry.RegistryChange { .buttonDeleted(id, group: group) }
 }
 
 /// One registered action sheet and its open/closed state.
@@ -98,7 +99,7 @@ package final class SheetSlot: RegistrySlot, @unchecked Sendable {  // every `va
 
     package static func delete(_ id: String, in store: ButtonStore) throws(StoreError) { _ = try store.deleteSheet(id: id) }
     package static func stored(_ definition: SheetDefinition) -> Registry.RegistryChange { .sheet(definition) }
-    package static func deleted(_ id: String) -> Registry.RegistryChange { .sheetDeleted(id) }
+    package static func deleted(_ id: String, group: String?) -> Registry.RegistryChange { .sheetDeleted(id, group: group) }
 }
 
 /// The slots of one kind, by id and in creation order.
@@ -152,7 +153,8 @@ final class SlotTable<Slot: RegistrySlot>: Sendable {
 
     /// Holds exactly `definitions` (in their order): slots that stay keep their live state,
     /// the others are marked removed. Returns the ids that went.
-    func replace(with definitions: [Slot.Definition]) -> [String] {
+    /// Returns the ones gone, each with the group it was in.
+    func replace(with definitions: [Slot.Definition]) -> [(id: String, group: String?)] {
         table.withLock { table in
             var next = Table()
             for definition in definitions {
@@ -161,9 +163,10 @@ final class SlotTable<Slot: RegistrySlot>: Sendable {
                 next.byID[definition.id] = slot
                 next.order.append(definition.id)
             }
-            let gone = table.order.filter { next.byID[$0] == nil }
-            for id in gone {
-                if let slot = table.byID[id] { slot.locked { slot.removed = true } }
+            var gone: [(id: String, group: String?)] = []
+            for id in table.order where next.byID[id] == nil {
+                guard let slot = table.byID[id] else { continue }
+                gone.append((id, slot.locked { slot.removed = true; return slot.definition.group }))
             }
             table = next
             return gone

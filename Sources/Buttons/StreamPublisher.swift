@@ -16,6 +16,8 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
         let source: String?
         /// Which sources (by name) it may be sent, besides `source` (a token limited to groups).
         let admits: (@Sendable (String) -> Bool)?
+        /// Which groups it sees, for registry messages (a token limited to groups); nil: all.
+        let seesGroup: (@Sendable (String?) -> Bool)?
         /// Every event up to this seq (of this source) has been sent, or was not wanted.
         var sentThrough: Int64
         var replaying: Bool
@@ -64,15 +66,16 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
 
     /// Attaches a stream: live from now on, or first the history after `after`.
     package func subscribe(
-        _ stream: any EventSink, after: Int64?, source: String?, admits: (@Sendable (String) -> Bool)? = nil
+        _ stream: any EventSink, after: Int64?, source: String?, admits: (@Sendable (String) -> Bool)? = nil,
+        seesGroup: (@Sendable (String?) -> Bool)? = nil
     ) {
         let id = ObjectIdentifier(stream)
         condition.locked {
             // A cursor past the newest event (from an older data directory, say) replays
             // nothing and takes every event from now on.
             subscribers[id] = Subscriber(
-                stream: stream, source: source, admits: admits, sentThrough: min(after ?? publishedThrough, publishedThrough),
-                replaying: after != nil)
+                stream: stream, source: source, admits: admits, seesGroup: seesGroup,
+                sentThrough: min(after ?? publishedThrough, publishedThrough), replaying: after != nil)
             if after != nil { markReady(id) }
         }
         guard after != nil else { return }
@@ -120,15 +123,22 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
         }
     }
 
-    /// Sends a named event that is not a control event (no `id:`, not in the history) to every
-    /// stream, or to those following `source` when the stream is filtered: `event: registry`.
-    package func announce(_ name: String, data: [UInt8], source: String) {
+    /// Sends a named event that is not a control event (no `id:`, not in the history) to the
+    /// streams following `source` (every stream not filtered to another): `event: registry`.
+    /// A stream limited to groups gets it when `scoped` says so, given the test of its groups
+    /// (the groups a change concerns are known to the caller: a deleted button's is no longer
+    /// in the registry); one that is not limited, when `everyone`.
+    package func announce(
+        _ name: String, data: [UInt8], source: String, everyone: Bool = true,
+        scoped: (_ sees: (String?) -> Bool) -> Bool
+    ) {
         var bytes = Array("event: \(name)\ndata: ".utf8)
         bytes.append(contentsOf: data)
         bytes.append(contentsOf: [0x0A, 0x0A])
         condition.locked {
-            for (_, subscriber) in subscribers where subscriber.wants(source) {
-                subscriber.stream.send(bytes)
+            for (_, subscriber) in subscribers where subscriber.source == nil || subscriber.source == source {
+                let sent = subscriber.seesGroup.map { scoped($0) } ?? everyone
+                if sent { subscriber.stream.send(bytes) }
             }
         }
     }

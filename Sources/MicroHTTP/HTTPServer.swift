@@ -174,18 +174,19 @@ public final class HTTPServer: Sendable {
         heartbeat.withLock { $0 = HeartbeatTimer(source: timer, reaper: reaper) }
     }
 
-    /// Stops accepting, ends open event streams, lets in-flight requests finish, and stops.
-    public func stop() {
-        guard let running = daemon.withLock({ d -> CHandle? in
-            defer { d = nil }
-            return d
-        })?.pointer else { return }
+    /// Stops accepting (new connections are refused at once), ends open event streams, and
+    /// waits up to `drainSeconds` until every request that has begun is read and answered;
+    /// each answer from then on closes its connection. The daemon runs on until `stop`, so a
+    /// stop can take no new request while what is in flight elsewhere finishes.
+    public func stopAccepting() {
+        guard let running = daemon.withLock({ $0 })?.pointer,
+            !stopping.exchange(true, ordering: .sequentiallyConsistent)
+        else { return }
         heartbeat.withLock { timer in
             timer?.source.cancel()
             timer?.reaper.cancel()
             timer = nil
         }
-        stopping.store(true, ordering: .sequentiallyConsistent)
         let listener = MHD_quiesce_daemon(running)
         // Refuse new connections at once (a socket left listening would queue them unanswered);
         // the workers are woken by the quiesce and leave the socket alone first.
@@ -198,6 +199,15 @@ public final class HTTPServer: Sendable {
         while (pendingCount.load(ordering: .sequentiallyConsistent) > 0 || requestsUnderWay > 0) && Date() < drained {
             usleep(2_000)
         }
+    }
+
+    /// `stopAccepting` if it has not run, then stops the daemon once no answer is pending.
+    public func stop() {
+        stopAccepting()
+        guard let running = daemon.withLock({ d -> CHandle? in
+            defer { d = nil }
+            return d
+        })?.pointer else { return }
         let answered = Date().addingTimeInterval(max(0, 10 - configuration.drainSeconds))
         while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && Date() < answered { usleep(1_000) }
         MHD_stop_daemon(running)

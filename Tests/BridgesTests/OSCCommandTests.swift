@@ -14,7 +14,7 @@ import Testing
         (OSCMessage("/buttond/button/door/press"), "press door down hold=0"),
         (OSCMessage("/buttond/button/door/down", [.int64(1_700_000_000_000)]), "input door down t=1700000000000"),
         (OSCMessage("/buttond/button/door/up"), "input door up"),
-        (OSCMessage("/buttond/button/door/cancel", [.int32(5)]), "input door cancel t=5"),
+        (OSCMessage("/buttond/button/door/cancel", [.int64(1_700_000_000_005)]), "input door cancel t=1700000000005"),
         (OSCMessage("/buttond/button/lamp/face", [.int32(1)]), "face lamp 1"),
         (OSCMessage("/buttond/sheet/scene/open"), "sheet scene open"),
         (OSCMessage("/buttond/sheet/scene/cancel"), "sheet scene cancel"),
@@ -44,6 +44,17 @@ import Testing
         } throws: { error in
             guard let error = error as? ButtonsError else { return false }
             return error.kind == .invalid && error.code == "invalid_value" && error.details["field"] == .string(field)
+        }
+    }
+
+    @Test func aTInSecondsIsRefusedAsOverHTTP() {
+        // `date +%s` where `date +%s%3N` was meant: refused as the HTTP API refuses it, not
+        // dated 1970 (with a long press fired at once).
+        #expect {
+            try OSCCommand.parse(OSCMessage("/buttond/button/door/down", [.int64(1_700_000_000)]))
+        } throws: { error in
+            guard let error = error as? ButtonsError else { return false }
+            return error.code == "t_not_milliseconds" && error.status == 422 && error.details["field"] == .string("t")
         }
     }
 

@@ -95,6 +95,34 @@ struct NamedTokenTests {
         #expect(ended)
     }
 
+    /// Registry messages on a lobby token's stream: its group's creates, changes and deletes,
+    /// a button moved out as a delete and moved back as a put, and nothing of another group.
+    @Test func itsStreamFollowsItsGroupsRegistryOnly() throws {
+        let server = try Self.server()
+        let token = try Self.token(server, #"{"name": "lobby-wall", "role": "read", "groups": ["lobby"]}"#)
+        let stream = try Self.client(server, token).stream("/api/v1/events/stream")
+        func next() throws -> (op: String, id: String, group: String?) {
+            let message = try PanelSupportTests.nextRegistryEvent(stream)
+            let body = message["button"] ?? message["sheet"]
+            return (message["op"]?.string ?? "", message["id"]?.string ?? "", body?["group"]?.string)
+        }
+        #expect(try server.createButton(#"{"id": "stage-2", "group": "stage"}"#).status == 201)
+        #expect(try server.createButton(#"{"id": "lobby-2", "group": "lobby"}"#).status == 201)
+        #expect(try next() == ("put", "lobby-2", "lobby"))
+        #expect(try server.client.request("PATCH", "/api/v1/buttons/lobby-2", json: #"{"group": "stage"}"#).status == 200)
+        let out = try next()
+        #expect(out == ("delete", "lobby-2", nil), "moved out of the lobby: gone, and never shown in its new group")
+        #expect(try server.client.request("PATCH", "/api/v1/buttons/lobby-2", json: #"{"label": "x"}"#).status == 200)
+        #expect(try server.client.request("DELETE", "/api/v1/buttons/stage-2").status == 204)
+        #expect(try server.client.request("PATCH", "/api/v1/buttons/lobby-2", json: #"{"group": "lobby"}"#).status == 200)
+        #expect(try next() == ("put", "lobby-2", "lobby"))
+        #expect(try server.client.request("DELETE", "/api/v1/buttons/lobby-2").status == 204)
+        #expect(try next() == ("delete", "lobby-2", nil))
+        #expect(try server.client.request("DELETE", "/api/v1/sheets/stage-scene").status == 204)
+        #expect(try server.client.request("DELETE", "/api/v1/sheets/lobby-scene").status == 204)
+        #expect(try next() == ("delete", "lobby-scene", nil))
+    }
+
     @Test func tokensAreListedWithoutTheirValueExpireAndAreStoredAsHashes() throws {
         let server = try Self.server()
         let soon = SystemClock.wallMilliseconds() + 1500

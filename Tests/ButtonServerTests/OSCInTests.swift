@@ -34,6 +34,9 @@ import Testing
         try oscsend(port, "/buttond/button/door", "f", "0.0")
         let types = try types(server, count: 4)
         #expect(types.prefix(3) == ["touch-down", "touch-up-inside", "tap"])
+        // Events from OSC input say so, as MQTT's say "mqtt" and a named token's its name.
+        let events = try server.client.get("/api/v1/events?limit=100").json["events"]?.array ?? []
+        #expect(events.prefix(3).allSatisfy { $0["by"] == .string("osc") })
     }
 
     @Test func pressDownWithTFaceAndChoose() throws {

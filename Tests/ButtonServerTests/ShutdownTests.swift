@@ -52,4 +52,27 @@ struct ShutdownTests {
         let events = try again.client.get("/api/v1/events?after=0&limit=1000&button=door").json["events"]?.array ?? []
         #expect(events.filter { $0["type"]?.string == "touch-down" }.count == 10)
     }
+
+    /// Stopping begins with the port: while the dispatcher still waits (its grace) for a
+    /// webhook in flight, no new request is taken.
+    @Test func aStopTakesNoNewRequestWhileADeliveryFinishes() throws {
+        let server = try TestServer()
+        let sink = try Sink()
+        try DeliveryLogRouteTests.button(server, #"{"id": "door", "maxTaps": 1}"#)
+        try DeliveryLogRouteTests.handler(
+            server, sink, "buttons/door", DeliveryLogRouteTests.hook(sink.url("/hold/s"), webhook: #", "timeoutMs": 30000"#))
+        try DeliveryLogRouteTests.tap(server, "door")
+        #expect(sink.wait { $0.count == 1 }.count == 1)  // in flight, held by the sink
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            server.stop()
+            stopped.signal()
+        }.start()
+        usleep(500_000)
+        #expect(stopped.wait(timeout: .now()) == .timedOut, "the stop waits for the delivery")
+        let reply = try? HTTPClient(port: server.app.port).request("POST", "/api/v1/buttons/door/press", json: "{}")
+        #expect(reply?.status != 200, "a press after the stop began was taken")
+        sink.release("s")
+        #expect(stopped.wait(timeout: .now() + 20) == .success)
+    }
 }

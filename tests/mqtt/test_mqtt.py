@@ -398,6 +398,27 @@ def test_a_sheet_keeps_its_last_choice_on_a_retained_state_topic(server, recorde
     late.wait(lambda m: late.on(f"{BASE}/sheet/scene/state")[-1:] == [b""])
 
 
+def test_a_sheets_last_choice_outlives_a_restart(server, recorder, workdir):
+    """The choice is in the history, not only in memory: after a restart the state published
+    on connect, and at the next open, still names it (SPEC §9: "what was last chosen")."""
+    s = server()
+    s.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "day", "label": "Daylight"},
+                                                                 {"id": "cool", "label": "Cool"}]})
+    assert s.call("POST", "/api/v1/sheets/scene/open", {})[0] == 200
+    assert s.call("POST", "/api/v1/sheets/scene/choose", {"option": "cool"})[0] == 200
+    s.stop()
+    topic = f"{BASE}/sheet/scene/state"
+    rec = recorder(topic)
+    rec.wait(lambda m: rec.json_on(topic))  # the retained one, from before
+    seen = len(rec.json_on(topic))
+    again = server(data_dir=workdir / "data")
+    rec.wait(lambda m: len(rec.json_on(topic)) > seen)  # published on connect
+    assert rec.json_on(topic)[-1] == {"open": False, "option": "cool", "label": "Cool"}
+    assert again.call("POST", "/api/v1/sheets/scene/open", {})[0] == 200
+    rec.wait(lambda m: rec.json_on(topic)[-1]["open"] is True)
+    assert rec.json_on(topic)[-1] == {"open": True, "option": "cool", "label": "Cool"}
+
+
 def test_a_button_deleted_while_home_assistant_was_away_is_removed_when_it_is_back(server, recorder, workdir):
     s = server()
     s.call("POST", "/api/v1/buttons", {"id": "gone", "maxTaps": 1})

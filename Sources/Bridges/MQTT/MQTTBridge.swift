@@ -29,8 +29,9 @@ package final class MQTTBridge: CommitObserver {
     /// (`sheet:<id>`) and the instance (`instance`), so a change or a delete can clear what is
     /// no longer there. Its lock also orders those publications with the sweep's clearing.
     let configTopics = Locked<[String: [String: [UInt8]]]>([:])
-    /// The last choice of each sheet (`option`, `label`), for its retained state.
-    private let sheetChoices = Locked<[String: (option: String, label: String)]>([:])
+    /// The option last chosen on each sheet (nil: none ever was), for its retained state: read
+    /// from the history once per sheet, then kept up to date.
+    let sheetChoices = Locked<[String: String?]>([:])
     /// Whether the broker connection is in trouble (warned once, and once when it recovers).
     private let troubled = Locked(false)
     /// Tombstones are kept this long (SPEC §9: 30 days).
@@ -137,6 +138,7 @@ package final class MQTTBridge: CommitObserver {
         }
         publishAll()
         for slot in registry.buttonSlots() { publishState(slot) }
+        for slot in registry.sheetSlots { publishSheetState(slot) }
         sweep()
         dispatcher.retryNow(MQTTEventSender.targetID)
     }
@@ -224,21 +226,6 @@ package final class MQTTBridge: CommitObserver {
         }
     }
 
-    /// Retained `{"open", "option", "label"}`: Home Assistant's select shows the last choice,
-    /// wherever it was made, also after it restarts.
-    private func publishSheetState(_ slot: SheetSlot, choosing option: String? = nil) {
-        let (definition, open) = slot.locked { (slot.definition, slot.machine.isOpen) }
-        let choice = sheetChoices.withLock { choices -> (option: String, label: String)? in
-            if let option { choices[slot.id] = (option, definition.options.first { $0.id == option }?.label ?? option) }
-            return choices[slot.id]
-        }
-        let payload: JSONValue = [
-            "open": .bool(open), "option": choice.map { .string($0.option) } ?? .null,
-            "label": choice.map { .string($0.label) } ?? .null,
-        ]
-        client.send(.init(topic: "\(base)/sheet/\(slot.id)/state", payload: JSONWriter.encode(payload), qos: 1, retain: true))
-    }
-
     /// Retained `{"held", "face", "status", "color"}`.
     /// `definition`, when given, is newer than the slot's (a change not yet in the slot).
     private func publishState(_ slot: ButtonSlot, definition newer: ButtonDefinition? = nil) {
@@ -290,14 +277,15 @@ package final class MQTTBridge: CommitObserver {
         case .sheet(let definition):
             try? registry.store.dropTombstone(owner: "sheet:" + definition.id)
             publishDiscovery(definition)
-        case .buttonDeleted(let id):
+            if let slot = try? registry.sheet(definition.id) { publishSheetState(slot, definition: definition) }
+        case .buttonDeleted(let id, _):
             // The discovery topics first: Home Assistant stops following the state topic
             // before it is cleared (and its templates take an empty payload anyway).
             bury("button:" + id, configs: publish([], owner: "button:" + id))
             client.send(.init(topic: "\(base)/button/\(id)/state", payload: [], qos: 1, retain: true))
-        case .sheetDeleted(let id):
+        case .sheetDeleted(let id, _):
             bury("sheet:" + id, configs: publish([], owner: "sheet:" + id))
-            sheetChoices.withLock { $0[id] = nil }
+            sheetChoices.withLock { $0[id] = nil }  // a sheet made again with this id starts afresh
             client.send(.init(topic: "\(base)/sheet/\(id)/state", payload: [], qos: 1, retain: true))
         }
     }

@@ -110,7 +110,7 @@ private final class OSCInput: Sendable {
             do throws(ButtonsError) {
                 let command = try OSCCommand.parse(message)
                 inFlight.enter()
-                sequencer.submit(command) { [self] result in
+                sequencer.submit(command, by: "osc") { [self] result in
                     inFlight.leave()
                     if case .failure(let error) = result { refused(error, message: message, peer: peer, reply: reply) }
                 }

@@ -74,7 +74,7 @@ enum OSCCommand {
             guard let t = message.arguments[0].integer, (0...Fields.maxT).contains(t) else {
                 throw ButtonsError.invalid("t", "\(message.address) takes at most one integer t (ms since the epoch, h or i)")
             }
-            return t
+            return try Fields.milliseconds(t, field: "t")
         default: throw ButtonsError.invalid("args", "\(message.address) takes at most one argument, t")
         }
     }
