@@ -71,6 +71,7 @@ extension Sequencer {
             for (slot, machine) in applied.buttons {
                 batch.keep(machine, of: slot)
                 arm(slot, machine)
+                senders[slot.id] = sender
             }
             if let (slot, machine) = applied.sheet { batch.keep(machine, of: slot) }
             batch.deliveries += rows

@@ -56,6 +56,10 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     /// An exclusive job runs (stage lock released): the writer applies nothing meanwhile.
     var exclusiveRunning = false
     var writerRunning = false
+    /// Who sent the last input each button took (a named token, "mqtt", "osc"), by button id:
+    /// the events its timers fire later (a single tap, a long press) carry the same `by`
+    /// (stage lock).
+    var senders: [String: String] = [:]
 
     package let registry: Registry
     package let log: EventLog
@@ -319,7 +323,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
             open.fired.append(slot)
             open.keep(machine, of: slot)
             arm(slot, machine)
-            let events = open.append(gestures, of: .button(slot.id), idPrefix: log.idPrefix)
+            let events = open.append(gestures, of: .button(slot.id), idPrefix: log.idPrefix, by: senders[slot.id])
             // A timer's deliveries are never refused for a full queue: the press was accepted.
             open.deliveries += handlers.deliveries(for: open.events[events], now: now)
         }

@@ -95,6 +95,26 @@ struct NamedTokenTests {
         #expect(ended)
     }
 
+    /// A timer's events (the single tap a press ends in, a long press) are caused by the input
+    /// before them and name its sender too.
+    @Test func eventsATimerFiresLaterNameTheSenderToo() throws {
+        let server = try Self.server()
+        let kiosk = Self.client(server, try Self.token(server, #"{"name": "lobby-kiosk", "role": "press", "groups": ["lobby"]}"#))
+        #expect(try server.client.request("PATCH", "/api/v1/buttons/lobby-door", json: #"{"maxTaps": 2, "multiTapMs": 100}"#).status == 200)
+        #expect(try kiosk.request("POST", "/api/v1/buttons/lobby-door/press", json: "{}").status == 200)
+        let events = try eventually({ try server.client.get("/api/v1/events?button=lobby-door").json["events"]?.array ?? [] }) {
+            $0.contains { $0["type"] == "single-tap" }
+        }
+        let single = try #require(events.first { $0["type"] == "single-tap" })
+        #expect(single["by"] == "lobby-kiosk")
+        // An input without a named token after it: the next timer's events name nobody.
+        #expect(try server.post("/api/v1/buttons/lobby-door/press").status == 200)
+        let later = try eventually({ try server.client.get("/api/v1/events?button=lobby-door").json["events"]?.array ?? [] }) {
+            $0.filter { $0["type"] == "single-tap" }.count == 2
+        }
+        #expect(later.last { $0["type"] == "single-tap" }?["by"] == nil)
+    }
+
     /// Registry messages on a lobby token's stream: its group's creates, changes and deletes,
     /// a button moved out as a delete and moved back as a put, and nothing of another group.
     @Test func itsStreamFollowsItsGroupsRegistryOnly() throws {
