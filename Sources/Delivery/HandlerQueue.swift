@@ -38,7 +38,9 @@ struct HandlerQueue {
         }
     }
 
-    /// Adds a row in id order (new rows almost always come last).
+    /// Adds a row in id order (new rows almost always come last). A test delivery (`POST
+    /// /handlers/{hid}/test`, the synthetic event seq 0) comes first: it goes now, not after
+    /// deliveries waiting for their retry.
     mutating func insert(_ row: DeliveryRow) {
         if rows[row.id] != nil {
             self[row.id] = row
@@ -46,7 +48,9 @@ struct HandlerQueue {
         }
         rows[row.id] = row
         let slot = Slot(id: row.id, nextAttemptAt: row.nextAttemptAt)
-        if let last = order.last, last.id > row.id {
+        if row.event.seq == 0 {
+            order.insert(slot, at: start)
+        } else if let last = order.last, last.id > row.id {
             order.insert(slot, at: order[start...].firstIndex { $0.id > row.id } ?? order.endIndex)
         } else {
             order.append(slot)

@@ -185,6 +185,23 @@ struct WebhookTests {
         if field == "script" { #expect(reply.text.contains("--scripts-dir")) }
     }
 
+    /// "Delivers a synthetic event now" (SPEC §3): not after a delivery of the same handler
+    /// that waits an hour for its retry (the receiver said Retry-After: 3600).
+    @Test func aTestDeliveryGoesBeforeOneWaitingForItsRetry() throws {
+        let server = try TestServer()
+        let sink = try Sink()
+        let hid = try Self.hook(server, sink, path: "/busy/3600")
+        try server.post("/api/v1/buttons/b/press")
+        let waiting = sink.wait { $0.count == 1 }
+        #expect(try JSONParser.parse(try #require(waiting.first).body)["seq"] != 0)
+        let test = try server.post("/api/v1/handlers/\(hid)/test")
+        #expect(test.status == 202)
+        #expect(test.json["waitingFor"] == nil, "\(test.text)")
+        let got = sink.wait(seconds: 10) { $0.count == 2 }
+        #expect(got.count == 2)
+        #expect(try got.last.map { try JSONParser.parse($0.body)["seq"] } == 0)
+    }
+
     @Test func testRedeliverRotateAndDeleteWithButton() throws {
         let server = try Self.server()
         let sink = try Sink()
