@@ -19,6 +19,8 @@ final class RequestContext {
     var pending: (response: PendingResponse, route: String, method: String, path: String)?
     /// The request is HTTP/1.1, whose streamed answers libmicrohttpd sends in chunks.
     var http11 = false
+    /// An origin allowed by `--allow-origin` that its answer names (CORS).
+    var crossOrigin: String?
     let start = DispatchTime.now().uptimeNanoseconds
 }
 
@@ -68,6 +70,11 @@ private func queue(_ response: Response, on connection: OpaquePointer, context: 
     guard let handle else { return .NO }
     server.defaultHeaders.withUnsafeBufferPointer { pairs in
         bd_add_response_headers(handle, pairs.baseAddress, server.configuration.defaultHeaders.count)
+    }
+    if let origin = context.crossOrigin {
+        MHD_add_response_header(handle, "Access-Control-Allow-Origin", origin)
+        MHD_add_response_header(handle, "Access-Control-Expose-Headers", "Location, Retry-After")
+        MHD_add_response_header(handle, "Vary", "Origin")
     }
     for (name, value) in response.headers {
         // `withCString` lends a native string's own bytes; passing the strings as pointers
@@ -251,6 +258,14 @@ let accessHandler: MHD_AccessHandlerCallback = {
         return answer(
             refusal.response, route: String(refusal.status), method: methodName, path: path, context: context,
             connection: connection, server: server)
+    }
+    if let origin = configuration.gate.crossOrigin(request.headers["origin"]) {
+        context.crossOrigin = origin
+        if methodName == "OPTIONS", request.headers["access-control-request-method"] != nil {
+            return answer(
+                Response(status: 204, headers: RequestGate.preflightHeaders, body: .bytes([])), route: "preflight",
+                method: methodName, path: path, context: context, connection: connection, server: server)
+        }
     }
     let (response, route, access) = server.router.handleGranting(consume request)
     context.access = access

@@ -33,6 +33,23 @@ public struct RequestGate: Sendable {
             message: "requests from the web page at '\(origin)' are refused: start buttond with --allow-origin \(origin) to allow it")
     }
 
+    /// An `Origin` allowed by name (`--allow-origin`, not the server's own): its answers carry
+    /// `Access-Control-Allow-Origin`, so the page there can read them, and its preflights
+    /// (`OPTIONS` with `Access-Control-Request-Method`) are answered before any token is asked.
+    func crossOrigin(_ origin: String?) -> String? {
+        guard let origin, !allowedOrigins.isEmpty else { return nil }
+        let given = Self.normalized(origin: origin)
+        return allowedOrigins.contains { Self.normalized(origin: $0) == given } ? origin : nil
+    }
+
+    /// The answer to an allowed origin's preflight: what it may send (a token, a JSON body,
+    /// a stream's `Last-Event-ID`) with every method the API has.
+    static let preflightHeaders: [(String, String)] = [
+        ("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE"),
+        ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
+        ("Access-Control-Max-Age", "600"),
+    ]
+
     /// Whether `name` (lower-cased, no port, IPv6 without brackets) is one this server answers to.
     func answers(to name: String, boundHost: String) -> Bool {
         if name == "localhost" || name.hasSuffix(".localhost") { return true }

@@ -79,6 +79,41 @@ struct OriginTests {
         }
     }
 
+    /// A page at an allowed origin can use the API from a browser: its preflight is answered
+    /// before any token is asked for, and every answer (a press's, which comes later, too)
+    /// names the origin. The server's own origin and requests without one get no CORS headers.
+    @Test func anAllowedOriginsPageCanCallTheAPI() throws {
+        let server = try TestServer {
+            $0.http.gate.allowedOrigins = ["https://dash.example.net"]
+            $0.adminToken = "admin-for-cors"
+        }
+        let admin = HTTPClient(port: server.app.port, token: "admin-for-cors")
+        let browser = HTTPClient(port: server.app.port)  // a preflight carries no token
+        #expect(try admin.request("POST", "/api/v1/buttons", json: #"{"id": "door"}"#).status == 201)
+        let origin = "https://dash.example.net"
+        let preflight = try browser.request(
+            "OPTIONS", "/api/v1/buttons/door/press",
+            headers: ["Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"])
+        #expect(preflight.status == 204)
+        #expect(preflight.header("access-control-allow-origin") == origin)
+        #expect(preflight.header("access-control-allow-methods")?.contains("POST") == true)
+        #expect(preflight.header("access-control-allow-headers")?.lowercased().contains("authorization") == true)
+        let press = try admin.request("POST", "/api/v1/buttons/door/press", json: "{}", headers: ["Origin": origin])
+        #expect(press.status == 200)
+        #expect(press.header("access-control-allow-origin") == origin)
+        #expect(press.header("vary")?.contains("Origin") == true)
+        let refused = try browser.request("POST", "/api/v1/buttons", json: #"{"id": "x"}"#, headers: ["Origin": origin])
+        #expect(refused.status == 401)
+        #expect(refused.header("access-control-allow-origin") == origin, "the page can read why")
+        // Not for another origin (refused), nor for curl or the server's own page.
+        let foreign = try browser.request(
+            "OPTIONS", "/api/v1/buttons/door/press", headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "POST"])
+        #expect(foreign.status == 403 && foreign.header("access-control-allow-origin") == nil)
+        #expect(try admin.get("/api/v1/buttons").header("access-control-allow-origin") == nil)
+        let own = try admin.request("GET", "/api/v1/buttons", headers: ["Origin": "http://127.0.0.1:\(server.app.port)"])
+        #expect(own.status == 200 && own.header("access-control-allow-origin") == nil)
+    }
+
     @Test func thePanelCannotBeFramedByDefault() throws {
         let server = try TestServer()
         let page = try server.client.get("/")
