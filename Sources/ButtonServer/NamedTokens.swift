@@ -60,7 +60,7 @@ final class NamedTokens: Sendable {
             expiresAt: expiresAt)
         let inserted: Bool
         do { inserted = try store.insertToken(stored) } catch { throw Registry.storageError(error) }
-        guard inserted else { throw ButtonsError.conflict("exists", "a token named '\(name)' exists: revoke it first") }
+        guard inserted else { throw ButtonsError.conflict("already_exists", "a token named '\(name)' exists: revoke it first") }
         entries.withLock { $0[name] = Entry(stored: stored) }
         return (stored, token)
     }
