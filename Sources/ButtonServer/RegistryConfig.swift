@@ -31,8 +31,11 @@ struct RegistryConfig {
     static func parse(_ json: JSONValue, scriptsDir: String?, maxButtons: Int = .max) throws(ButtonsError) -> RegistryConfig {
         var fields = try Fields(json)
         var config = RegistryConfig()
+        let (listed, sheets, handlers) = (try fields.array("buttons"), try fields.array("sheets"), try fields.array("handlers"))
+        // An unknown member is named before anything else: `buttonz` is a typo, not a missing list.
+        try fields.finish()
         // A config always names its buttons: an empty body must not wipe the registry.
-        guard let buttons = try fields.array("buttons") else {
+        guard let buttons = listed else {
             throw ButtonsError.invalid("buttons", "buttons is required (an empty list removes every button)")
         }
         guard buttons.count <= maxButtons else {
@@ -45,7 +48,7 @@ struct RegistryConfig {
                 throw Self.prefixed(error, "buttons[\(i)]")
             }
         }
-        for (i, item) in (try fields.array("sheets") ?? []).enumerated() {
+        for (i, item) in (sheets ?? []).enumerated() {
             do throws(ButtonsError) {
                 config.sheets.append(try SheetDefinition.create(from: item))
             } catch {
@@ -56,7 +59,7 @@ struct RegistryConfig {
         let sheetOptions = Dictionary(config.sheets.map { ($0.id, $0.options.map(\.id)) }, uniquingKeysWith: { a, _ in a })
         guard buttonIDs.count == config.buttons.count else { throw ButtonsError.invalid("buttons", "button ids must be unique") }
         guard sheetOptions.count == config.sheets.count else { throw ButtonsError.invalid("sheets", "sheet ids must be unique") }
-        for (i, item) in (try fields.array("handlers") ?? []).enumerated() {
+        for (i, item) in (handlers ?? []).enumerated() {
             do throws(ButtonsError) {
                 config.handlers.append(
                     try handler(item, scriptsDir: scriptsDir, buttons: buttonIDs, sheetOptions: sheetOptions))
@@ -69,7 +72,6 @@ struct RegistryConfig {
             throw ButtonsError.invalid(
                 "handlers", "\(owner.kind) '\(owner.id)' has \(list.count) handlers; at most \(HandlerRegistry.maxPerOwner)")
         }
-        try fields.finish()
         return config
     }
 

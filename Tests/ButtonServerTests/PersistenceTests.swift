@@ -168,6 +168,12 @@ struct PersistenceTests {
         #expect(bad.status == 422)
         #expect(bad.json["error"]?["field"] == "buttons[0].maxTaps")
         #expect(try server.client.get("/api/v1/buttons/b").status == 200)
+        // A misspelt list is named as unknown, not reported as `buttons` missing.
+        let typo = try server.client.request("PUT", "/api/v1/config", json: #"{"buttonz": []}"#)
+        #expect(typo.status == 422)
+        #expect(typo.json["error"]?["field"] == "buttonz", "\(typo.text)")
+        #expect(try server.client.request("PUT", "/api/v1/config", json: "{}").json["error"]?["field"] == "buttons")
+        #expect(try server.client.get("/api/v1/buttons/b").status == 200)
 
         // --config seeds a fresh server.
         let file = PersistenceTests.tempDir() + ".json"
