@@ -27,7 +27,7 @@ public struct RequestGate: Sendable {
         guard let origin else { return nil }
         let given = Self.normalized(origin: origin)
         if let host, given == Self.normalized(origin: (tls ? "https://" : "http://") + host) { return nil }
-        if allowedOrigins.contains(where: { Self.normalized(origin: $0) == given }) { return nil }
+        if crossOrigin(origin) != nil { return nil }
         return HTTPError(
             403, code: "origin_refused",
             message: "requests from the web page at '\(origin)' are refused: start buttond with --allow-origin \(origin) to allow it")

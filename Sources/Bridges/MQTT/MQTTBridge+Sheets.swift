@@ -12,15 +12,15 @@ extension MQTTBridge {
     func publishSheetState(_ slot: SheetSlot, choosing option: String? = nil, definition newer: SheetDefinition? = nil) {
         let (current, open) = slot.locked { (slot.definition, slot.machine.isOpen) }
         let definition = newer ?? current
-        // Read outside the lock, once per sheet: a restart forgot the choice, the history did not.
-        let unknown = option == nil && sheetChoices.withLock { $0[slot.id] == nil }
-        let remembered: String?? = unknown ? .some(lastChoice(of: slot.id)) : nil
-        let chosen = sheetChoices.withLock { choices -> String? in
-            if let option {
-                choices[slot.id] = .some(option)
-            } else if choices[slot.id] == nil, let remembered {
-                choices[slot.id] = .some(remembered)
+        if option == nil && sheetChoices.withLock({ $0[slot.id] == nil }) {
+            // Read outside the lock, once per sheet: a restart forgot the choice, the history did not.
+            let remembered = lastChoice(of: slot.id)
+            sheetChoices.withLock { choices in
+                if choices[slot.id] == nil { choices[slot.id] = .some(remembered) }
             }
+        }
+        let chosen = sheetChoices.withLock { choices -> String? in
+            if let option { choices[slot.id] = .some(option) }
             return choices[slot.id] ?? nil
         }
         let label = chosen.map { id in definition.options.first { $0.id == id }?.label ?? id }
