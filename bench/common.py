@@ -161,6 +161,51 @@ def wrk(url, duration, conns=50, threads=2, script="press.lua", env=None, timeou
     return r
 
 
+def merged(rounds):
+    """wrk reports of the same load, taken in turns with other loads, as one report: requests
+    and time summed, and the percentiles of all the rounds' requests together (each round's
+    latency distribution, interpolated between its `pct` grid, weighted by its requests)."""
+    out = {"rounds": rounds}
+    for key in ("requests", "duration_us", "bytes", "connect_errors", "read_errors", "write_errors", "timeouts",
+                "non2xx", "errors"):
+        out[key] = sum(r[key] for r in rounds)
+    out["rps"] = out["requests"] / (out["duration_us"] / 1e6)
+    out["max_us"] = max(r["max_us"] for r in rounds)
+
+    def below(r, x):  # the share of r's requests at or under x microseconds
+        points = [(0.0, 0.0)] + [(p / 100, us) for p, us in r["pct"]] + [(1.0, r["max_us"])]
+        if x >= r["max_us"]:
+            return 1.0
+        for (p0, x0), (p1, x1) in zip(points, points[1:]):
+            if x < x1:
+                return p0 + (p1 - p0) * ((x - x0) / (x1 - x0) if x1 > x0 else 1.0)
+        return 1.0
+
+    total = max(out["requests"], 1)
+    for q in (50, 90, 99):
+        lo, hi = 0.0, float(out["max_us"])
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if sum(r["requests"] * below(r, mid) for r in rounds) / total >= q / 100:
+                hi = mid
+            else:
+                lo = mid
+        out[f"p{q}_us"] = hi
+    return out
+
+
+def alternating(loads, rounds, duration):
+    """Runs each load of `loads` ({name: (url, env)}) for `duration` seconds, in turn, `rounds`
+    times over, and returns {name: merged report}: a change of the machine's speed during the
+    run (other tenants of a shared host) then falls on every load alike, where measuring one
+    after the other let it fall on one of them."""
+    got = {name: [] for name in loads}
+    for _ in range(rounds):
+        for name, (url, env) in loads.items():
+            got[name].append(wrk(url, duration, env=env))
+    return {name: merged(reports) for name, reports in got.items()}
+
+
 def wrk_background(url, duration, conns=50, threads=2, script="press.lua", env=None):
     """Starts wrk and returns a function that waits for it and returns its report."""
     result = {}
@@ -219,8 +264,10 @@ class Buttond:
         self.listening = time.monotonic()
 
         def drain():
-            for line in self.proc.stderr:
-                logf.write(line)
+            # In large reads, as a log collector reads a pipe: a line at a time cost the
+            # bench's Python more CPU than the server spent on its lines, on the same cores.
+            while chunk := self.proc.stderr.read1(1 << 16):
+                logf.write(chunk)
             logf.close()
 
         threading.Thread(target=drain, daemon=True).start()

@@ -92,12 +92,12 @@ class Bench(InputScenarios, DeliveryScenarios, OSCScenarios):
         self.only = set(self.args.only.split(",")) if self.args.only else set("123456789") | {"10", "11", "12", "13", "14"}
         started = time.time()
         steps = []
-        if self.only & {"1", "2", "7", "8", "9"}:  # scenario 10 needs no baseline
-            steps.append(self.baseline)
-        if "12" in self.only:  # measured before scenario 1, whose row compares with it
-            steps.append(self.s12_measure)
         if self.only & {"1", "7"}:
-            steps.append(self.s1_and_s7)
+            steps.append(self.s1_and_s7)  # measures the baseline (and scenario 12) in turns with buttond
+        elif "12" in self.only:
+            steps.append(self.s12_measure)  # in turns with the baseline
+        elif self.only & {"2", "8", "9"}:  # scenario 10 needs no baseline
+            steps.append(self.baseline)
         for k, f in (("2", self.s2), ("3", self.s3), ("4", self.s4), ("5", self.s5), ("6", self.s6), ("8", self.s8), ("9", self.s9), ("10", self.s10), ("11", self.s11),
                      ("13", self.s13), ("14", self.s14)):
             if k in self.only:

@@ -16,6 +16,7 @@ say() { printf '[bench] %s\n' "$*" >&2; }
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v webhook >/dev/null 2>&1 || missing+=(webhook)
+command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)

@@ -26,18 +26,43 @@ from common import *  # noqa: F401,F403
 
 class InputScenarios:
     def s1_and_s7(self):
+        """Scenario 1 with its baseline (and scenario 12's C program) measured in turns: raw
+        libmicrohttpd, the C program, then buttond on 64, one and sixteen buttons, for a third of
+        the duration each, three rounds over. A shared host's speed changes by half within
+        minutes; measured one after the other, that change fell on one side of a ratio."""
         # wrk's 50 connections, and in scenario 7 eight streams and eight pressers, all from
         # 127.0.0.1: above serve's 64 connections from one address, which would refuse two
         # pressers. The limit only refuses; it costs nothing per request.
         srv = Buttond(self, "s1", extra=["--threads", str(self.args.threads), "--max-connections-per-ip", "128"])
         try:
             self.create_buttons(srv, "b", 64)
-            log("scenario 1: POST press, no handlers")
-            warm = wrk(srv.url(), 2)  # warm-up
-            r = wrk(srv.url(), self.d)
+            log("scenario 1: POST press, no handlers, in turns with raw libmicrohttpd"
+                + (" and the C program (scenario 12)" if "12" in self.only else ""))
+            base = CTool(self.tool("mhd_baseline"), str(self.args.threads))
+            durable = self.s12_start() if "12" in self.only else None
+            try:
+                loads = {"raw": (f"http://127.0.0.1:{base.port}/", None)}
+                if durable:
+                    loads["c"] = (f"http://127.0.0.1:{durable[0].port}/", None)
+                loads["64"] = (srv.url(), None)
+                loads["1"] = (srv.url(), {"BENCH_BUTTONS": "1"})
+                loads["16"] = (srv.url(), {"BENCH_BUTTONS": "16"})
+                warm = {name: wrk(loads[name][0], 2) for name in ("raw", "c", "64") if name in loads}
+                rounds, each = 3, max(2, round(self.d / 3))
+                m = alternating(loads, rounds, each)
+            finally:
+                base.stop()
+                if durable:
+                    durable[0].stop()
+            self.base = m["raw"]
+            self.raw["baseline"] = self.base
+            log(f"baseline: {self.base['rps']:.0f} req/s, p99 {self.base['p99_us'] / 1000:.2f} ms")
+            if durable:
+                self.s12_finish(durable[1], warm["c"], m["c"])
+            r = m["64"]
             self.raw["s1"] = r
             ratio = r["rps"] / self.base["rps"]
-            c = self.durable  # scenario 12's C program, measured just before (None without --only 12)
+            c = self.durable  # scenario 12's C program, measured in the same rounds (None without --only 12)
             self.row("1 press, no handlers", "throughput", r["rps"], "req/s", self.base["rps"], ratio,
                      "≥ 50 % of baseline", ratio >= 0.5,
                      durable=c["rps"] if c else None, durable_ratio=r["rps"] / c["rps"] if c else None)
@@ -48,13 +73,18 @@ class InputScenarios:
                      durable_ratio=p99 / max(c["p99_us"] / 1000, 1e-9) if c else None)
             if r["non2xx"] or r["errors"]:
                 self.note("1", f"{r['non2xx']} non-2xx answers and {r['errors']} socket errors")
-            self.note("1", f"64 buttons round-robin, wrk -t2 -c50 -d{self.d}s; events durable "
-                           "(SQLite WAL, committed before the answer); baseline: same wrk script"
-                           + ("; vs durable C: scenario 12's program, same wrk run" if c else ""))
+            self.note("1", f"64 buttons round-robin, wrk -t2 -c50; events durable (SQLite WAL, committed before "
+                           f"the answer); baseline: same wrk script; {rounds} rounds, each {each} s of raw "
+                           "libmicrohttpd" + (", the C program (scenario 12)" if c else "")
+                           + ", buttond on 64, 1 and 16 buttons, in turn; a figure sums its rounds, its p99 is "
+                           "of all its rounds' requests; req/s by round: "
+                           + "; ".join(f"{name} " + ", ".join(f"{q['rps']:.0f}" for q in m[name]["rounds"])
+                                       for name in loads))
             emitted = sum(v for k, v in metrics(srv.port).items() if k.startswith("buttond_control_events_total"))
-            r["events_emitted"], r["presses"] = emitted, warm["requests"] + r["requests"]
+            r["events_emitted"] = emitted
+            r["presses"] = warm["64"]["requests"] + sum(m[n]["requests"] for n in ("64", "1", "16"))
             for n in (1, 16):  # issue 25's figures: one button, and sixteen round robin
-                rn = wrk(srv.url(), self.d, env={"BENCH_BUTTONS": str(n)})
+                rn = m[str(n)]
                 self.raw[f"s1_{n}"] = rn
                 self.row("1 press, no handlers", f"throughput, {n} button{'s' if n > 1 else ''}", rn["rps"], "req/s",
                          self.base["rps"], rn["rps"] / self.base["rps"], "≥ 35 % of baseline",
@@ -62,8 +92,8 @@ class InputScenarios:
                          durable=c["rps"] if c else None, durable_ratio=rn["rps"] / c["rps"] if c else None)
                 self.row("1 press, no handlers", f"p99 latency, {n} button{'s' if n > 1 else ''}", rn["p99_us"] / 1000,
                          "ms", target="≤ 10 ms", ok=rn["p99_us"] / 1000 <= 10)
-                log(f"scenario 1, {n} buttons: {rn['rps']:.0f} req/s ({rn['rps'] / self.base['rps']:.1%} of baseline), "
-                    f"p99 {rn['p99_us'] / 1000:.2f} ms")
+                log(f"scenario 1, {n} buttons: {rn['rps']:.0f} req/s ({rn['rps'] / self.base['rps']:.1%} of baseline"
+                    + (f", {rn['rps'] / c['rps']:.1%} of durable C" if c else "") + f"), p99 {rn['p99_us'] / 1000:.2f} ms")
             log(f"scenario 1: {r['rps']:.0f} req/s ({ratio:.1%} of baseline"
                 + (f", {r['rps'] / c['rps']:.1%} of durable C" if c else "") + f"), p99 {p99:.2f} ms, "
                 f"{emitted:.0f} events")
@@ -71,9 +101,9 @@ class InputScenarios:
                 self.s7(srv)
         finally:
             srv.stop()
-        self.s1_log_level(r)
+        self.s1_log_level()
 
-    def s1_log_level(self, default):
+    def s1_log_level(self):
         """Scenario 1's load on a server started with `--log-level error` against one with the
         default level (a line per request): at most 1.15 x the default's req/s (issue 25). The
         two servers run side by side and take turns, four rounds each, so a change of the
@@ -85,23 +115,16 @@ class InputScenarios:
                 servers[name] = srv
                 self.create_buttons(srv, "b", 64)
                 wrk(srv.url(), 2)
-            totals = {name: [0, 0.0] for name in servers}
-            rounds = []
-            for _ in range(4):
-                for name, srv in servers.items():
-                    q = wrk(srv.url(), max(2, self.d // 2))
-                    totals[name][0] += q["requests"]
-                    totals[name][1] += q["duration_us"] / 1e6
-                    rounds.append((name, q["rps"]))
-            rps = {name: n / secs for name, (n, secs) in totals.items()}
-            self.raw["s1_log_level"] = {"rounds": rounds, "rps": rps}
+            m = alternating({name: (srv.url(), None) for name, srv in servers.items()}, 4, max(2, self.d // 2))
+            rps = {name: q["rps"] for name, q in m.items()}
+            self.raw["s1_log_level"] = m
             ratio = rps["error"] / rps["default"]
             self.row("1 press, no handlers", "--log-level error throughput", rps["error"], "req/s", rps["default"], ratio,
                      "≤ 1.15 × default", ratio <= 1.15)
             self.note("1", "--log-level error: two servers side by side, 64 buttons, four alternating rounds of "
                            f"{max(2, self.d // 2)} s each; the default's rounds "
-                           + ", ".join(f"{r:.0f}" for n, r in rounds if n == "default") + " req/s, error's "
-                           + ", ".join(f"{r:.0f}" for n, r in rounds if n == "error"))
+                           + ", ".join(f"{q['rps']:.0f}" for q in m["default"]["rounds"]) + " req/s, error's "
+                           + ", ".join(f"{q['rps']:.0f}" for q in m["error"]["rounds"]))
             log(f"scenario 1, --log-level error: {rps['error']:.0f} req/s against the default's {rps['default']:.0f} "
                 f"({ratio:.2f} x)")
         finally:
@@ -109,10 +132,9 @@ class InputScenarios:
                 srv.stop()
 
     # -- scenario 12: the same durable work as a press, in C --------------------------------
-    def s12_measure(self):
-        """baseline/durable_press.c on a database buttond made (its schema, 64 buttons), under
-        scenario 1's wrk run; measured before scenario 1 so both sit next to the raw baseline."""
-        log("scenario 12: durable press in C (libmicrohttpd + SQLite group commits)")
+    def s12_start(self):
+        """baseline/durable_press.c on a database buttond made (its schema, 64 buttons), checked
+        to answer a press as buttond does: (the running program, its database)."""
         data = os.path.join(self.work, "s12-data")
         srv = Buttond(self, "s12-init", data_dir=data)  # the schema and the 64 buttons
         try:
@@ -127,10 +149,29 @@ class InputScenarios:
             if [e["type"] for e in answer["events"]] != ["touch-down", "touch-up-inside", "tap"] or \
                     any(k != ["at", "button", "data", "id", "seq", "t", "type"] for k in keys):
                 raise RuntimeError(f"durable_press answered {answer}")
-            warm = wrk(f"http://127.0.0.1:{c.port}/", 2, script="press.lua")
-            r = wrk(f"http://127.0.0.1:{c.port}/", self.d, script="press.lua")
-        finally:
+        except Exception:
             c.stop()
+            raise
+        return c, db
+
+    def s12_measure(self):
+        """Scenario 12 without scenario 1: the C program in turns with raw libmicrohttpd."""
+        log("scenario 12: durable press in C (libmicrohttpd + SQLite group commits), in turns with raw libmicrohttpd")
+        base = CTool(self.tool("mhd_baseline"), str(self.args.threads))
+        c, db = self.s12_start()
+        try:
+            loads = {"raw": (f"http://127.0.0.1:{base.port}/", None), "c": (f"http://127.0.0.1:{c.port}/", None)}
+            warm = {name: wrk(url, 2) for name, (url, _) in loads.items()}
+            m = alternating(loads, 3, max(2, round(self.d / 3)))
+        finally:
+            base.stop()
+            c.stop()
+        self.base = m["raw"]
+        self.raw["baseline"] = self.base
+        self.s12_finish(db, warm["c"], m["c"])
+
+    def s12_finish(self, db, warm, r):
+        """The C program's figures, once it has stopped: `r` its measured load, `warm` its warm-up."""
         con = sqlite3.connect(db)
         written = con.execute("SELECT MAX(COALESCE((SELECT MAX(seq) FROM events), 0), "
                               "COALESCE((SELECT value FROM meta WHERE key = 'trimmed_through'), 0))").fetchone()[0]
