@@ -33,8 +33,11 @@ package struct BorrowedValues {
     /// `value` as UTF-8 text for parameter `index`; nil leaves it to `Statement.bind` (NULL).
     package mutating func append(_ value: String, at index: Int32) {
         let start = bytes.count
-        var value = value
-        value.withUTF8 { bytes.append(contentsOf: $0) }
+        // A native string lends its bytes as they are; `withUTF8` wanted a mutable copy.
+        if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            var value = value
+            value.withUTF8 { bytes.append(contentsOf: $0) }
+        }
         slots.append(Slot(index: index, start: start, count: bytes.count - start, isText: true))
     }
 

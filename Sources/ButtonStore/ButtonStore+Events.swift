@@ -55,7 +55,7 @@ extension ButtonStore {
             events.count, head: "INSERT INTO events (seq, type, button, sheet, t, data, by, id, json) VALUES ",
             row: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", parameters: 9
         ) { index, base, insert, values in
-            bind(events[index], numbered: !appends, at: base, to: insert, values: &values)
+            bind(events, index, numbered: !appends, at: base, to: insert, values: &values)
         }
         let last = first + Int64(events.count - 1)
         guard !appends || connection.lastInsertRowID == last else {
@@ -63,24 +63,26 @@ extension ButtonStore {
         }
     }
 
-    /// One event's row at parameters `base + 1` ... `base + 9`: its seq only if `numbered`.
+    /// The row of `events[index]` at parameters `base + 1` ... `base + 9`: its seq only if
+    /// `numbered`. Its fields are read in place: passing the event copied it whole.
     private static func bind(
-        _ event: StoredEvent, numbered: Bool, at base: Int32, to insert: Statement, values: inout BorrowedValues
+        _ events: [StoredEvent], _ index: Int, numbered: Bool, at base: Int32, to insert: Statement,
+        values: inout BorrowedValues
     ) {
-        if numbered { insert.bind(event.seq, at: base + 1) }
-        values.append(event.type, at: base + 2)
-        if let button = event.button { values.append(button, at: base + 3) }
-        if let sheet = event.sheet { values.append(sheet, at: base + 4) }
-        insert.bind(event.t, at: base + 5)
-        if let compact = event.compact {
+        if numbered { insert.bind(events[index].seq, at: base + 1) }
+        values.append(events[index].type, at: base + 2)
+        if let button = events[index].button { values.append(button, at: base + 3) }
+        if let sheet = events[index].sheet { values.append(sheet, at: base + 4) }
+        insert.bind(events[index].t, at: base + 5)
+        if let compact = events[index].compact {
             // What the event is, once: no JSON, and no id where the run's prefix gives it.
-            let data = event.json[compact.data]
+            let data = events[index].json[compact.data]
             if !data.elementsEqual("{}".utf8) { values.append(data, at: base + 6) }
             if let by = compact.by { values.append(by, at: base + 7) }
-            if !compact.derivedID { values.append(event.id, at: base + 8) }
+            if !compact.derivedID { values.append(events[index].id, at: base + 8) }
         } else {
-            values.append(event.id, at: base + 8)
-            values.append(event.json, at: base + 9)
+            values.append(events[index].id, at: base + 8)
+            values.append(events[index].json, at: base + 9)
         }
     }
 

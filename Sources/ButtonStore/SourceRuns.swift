@@ -19,15 +19,18 @@ struct SourceRuns {
     private(set) var isContiguous = true
 
     mutating func append(_ events: [StoredEvent]) {
-        for event in events {
-            if let last, event.seq != last + 1 { isContiguous = false }
-            if first == nil { first = event.seq }
-            last = event.seq
-            guard let source = event.button ?? event.sheet else { continue }
-            if let previous = runs.indices.last, runs[previous].last == event.seq - 1, runs[previous].source == source {
-                runs[previous].last = event.seq
+        // By index, reading the two fields it needs: `for event in events` copied each event
+        // whole (a retain and a release of each of its strings and its JSON).
+        for index in events.indices {
+            let seq = events[index].seq
+            if let last, seq != last + 1 { isContiguous = false }
+            if first == nil { first = seq }
+            last = seq
+            guard let source = events[index].button ?? events[index].sheet else { continue }
+            if let previous = runs.indices.last, runs[previous].last == seq - 1, runs[previous].source == source {
+                runs[previous].last = seq
             } else {
-                runs.append(Run(source: source, first: event.seq, last: event.seq))
+                runs.append(Run(source: source, first: seq, last: seq))
             }
         }
     }

@@ -6,20 +6,25 @@ import JSON
 /// A control event as clients see it everywhere (responses, stream, history, webhooks,
 /// scripts): the engine's gesture event plus its source, a unique id and its `seq`.
 /// Serialized once, by hand, into `json`; every consumer reuses those bytes.
-package struct ControlEvent: Sendable {
-    package var seq: Int64
-    package var id: String
-    package var type: EventType
-    package var source: Source
-    package var t: Int64
-    package var data: EventData
+///
+/// A class, not a struct: an event is made once and then handed around whole (the batch, the
+/// answer of each caller, the stream, the deliveries, the log), and a copy of a struct of
+/// seven strings and arrays retained and released each of them, a quarter of the reference
+/// counting a press did.
+package final class ControlEvent: Sendable {
+    package let seq: Int64
+    package let id: String
+    package let type: EventType
+    package let source: Source
+    package let t: Int64
+    package let data: EventData
     /// Who sent the input that caused it: a named token's name, `mqtt` or `osc` (SPEC §6).
-    package var by: String?
-    package var json: [UInt8]
+    package let by: String?
+    package let json: [UInt8]
     /// Where the data object lies in `json`: what the event log keeps of it besides the columns.
-    package var dataRange: Range<Int>
+    package let dataRange: Range<Int>
 
-    package init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String? = nil) {
+    package convenience init(seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String? = nil) {
         var timestamps = ISO8601Cache()
         self.init(seq: seq, idPrefix: idPrefix, gesture: gesture, source: source, by: sender, timestamps: &timestamps)
     }

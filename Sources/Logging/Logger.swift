@@ -52,20 +52,22 @@ public struct Logger: Sendable {
     /// `text`'s bytes appended to `line` in one copy (appending its `utf8` view cost twice as
     /// much, and a request's line has ten such pieces).
     static func append(_ text: String, to line: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { line.append(contentsOf: $0) }
+        // A native string lends its bytes as they are; `withUTF8` wanted a mutable copy.
+        if text.utf8.withContiguousStorageIfAvailable({ line.append(contentsOf: $0) }) == nil {
+            var text = text
+            text.withUTF8 { line.append(contentsOf: $0) }
+        }
     }
 
     /// `quote(value)`'s bytes appended to `line`.
     static func appendQuoted(_ value: String, to line: inout [UInt8]) {
         // Printable ASCII (nearly every value) is checked and copied in one pass over its bytes.
-        var value = value
-        let copied = value.withUTF8 { bytes in
+        let copied = value.utf8.withContiguousStorageIfAvailable { bytes in
             guard plainASCII(bytes) == true else { return false }
             line.append(contentsOf: bytes)
             return true
         }
-        if copied { return }
+        if copied == true { return }
         if isPlain(value) { line.append(contentsOf: value.utf8) } else { appendJSONString(value, to: &line) }
     }
 
