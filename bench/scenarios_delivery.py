@@ -69,12 +69,29 @@ class DeliveryScenarios:
         try:
             hook = {"on": ["tap"], "webhook": {"url": f"http://127.0.0.1:{sink.port}/hook"}}
             self.create_buttons(srv, "b", 64, handler=hook)
-            r = wrk(srv.url(), self.d)
-            self.raw["s2_saturation"] = r
-            ratio = r["rps"] / self.base["rps"]
-            self.row("2 press + webhook", "input throughput at saturation", r["rps"], "req/s", self.base["rps"],
+            # Raw libmicrohttpd and buttond in turns, three rounds, the outbox drained after each
+            # of buttond's (so deliveries never overlap the raw rounds): the ratio then compares
+            # the same stretch of a shared host's time.
+            base = CTool(self.tool("mhd_baseline"), str(self.args.threads))
+            raws, rounds, drains = [], [], []
+            each = max(2, round(self.d / 3))
+            try:
+                wrk(f"http://127.0.0.1:{base.port}/", 2)
+                for _ in range(3):
+                    raws.append(wrk(f"http://127.0.0.1:{base.port}/", each))
+                    rounds.append(wrk(srv.url(), each))
+                    drains.append(srv.wait_outbox_empty(self.args.drain_timeout))
+            finally:
+                base.stop()
+            r, raw = merged(rounds), merged(raws)
+            self.raw["s2_saturation"] = {"buttond": r, "raw": raw, "drains": drains}
+            ratio = r["rps"] / raw["rps"]
+            self.row("2 press + webhook", "input throughput at saturation", r["rps"], "req/s", raw["rps"],
                      ratio, "≥ 40 % of baseline", ratio >= 0.4)
-            drained, info = srv.wait_outbox_empty(self.args.drain_timeout)
+            self.row("2 press + webhook", "input throughput at saturation (issue 25)", r["rps"], "req/s", raw["rps"],
+                     ratio, "≥ 15 % of baseline", ratio >= 0.15)
+            drained = all(d for d, _ in drains)
+            info = max(i for _, i in drains)
             m = metrics(srv.port)
             taps = int(m.get('buttond_control_events_total{type="tap"}', 0))
             got = len(self.sink_records(sink))
@@ -83,14 +100,18 @@ class DeliveryScenarios:
             all_in = drained and got == taps
             self.row("2 press + webhook", "every event delivered in the end", f"{got}/{taps}", "", target="all",
                      ok=all_in)
+            self.row("2 press + webhook", "every event delivered within 15 s (issue 25)", info if drained else None,
+                     "s", target="≤ 15 s, all", ok=all_in and info <= 15)
             if drained:
-                self.note("2", f"saturation: {taps} taps in {self.d}s, outbox drained {info:.1f}s after the load "
-                               f"(≈ {got / (self.d + info):.0f} deliveries/s overall)")
+                self.note("2", f"saturation: three rounds of {each} s, each after {each} s of raw libmicrohttpd "
+                               f"(baseline: those rounds, {raw['rps']:.0f} req/s); {taps} taps, the outbox drained "
+                               + ", ".join(f"{i:.1f}" for _, i in drains) + " s after each round "
+                               f"(≈ {got / (3 * each + sum(i for _, i in drains)):.0f} deliveries/s overall)")
             else:
                 self.note("2", f"saturation: outbox still {info:.0f} deep after {self.args.drain_timeout}s")
             if r["non2xx"]:
                 self.note("2", f"{r['non2xx']} non-2xx answers at saturation (queue full → 503?)")
-            log(f"scenario 2: saturation {r['rps']:.0f} req/s ({ratio:.1%}), delivered {got}/{taps}")
+            log(f"scenario 2: saturation {r['rps']:.0f} req/s ({ratio:.1%} of {raw['rps']:.0f}), delivered {got}/{taps}")
 
             request(sink.port, "GET", "/reset")
             p = self.paced(srv.port, self.args.paced_rate, self.d)
