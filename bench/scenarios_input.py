@@ -41,15 +41,16 @@ class InputScenarios:
             base = CTool(self.tool("mhd_baseline"), str(self.args.threads))
             durable = self.s12_start() if "12" in self.only else None
             try:
+                # Each of buttond's loads right after the C program's on as many buttons, so the
+                # two of a pair are the nearest in time.
                 loads = {"raw": (f"http://127.0.0.1:{base.port}/", None)}
-                if durable:  # the C program on the same buttons as each of buttond's figures
-                    for n in ("", "1", "16"):
-                        loads["c" + n] = (f"http://127.0.0.1:{durable[0].port}/", {"BENCH_BUTTONS": n} if n else None)
-                loads["64"] = (srv.url(), None)
-                loads["1"] = (srv.url(), {"BENCH_BUTTONS": "1"})
-                loads["16"] = (srv.url(), {"BENCH_BUTTONS": "16"})
+                for n in ("", "1", "16"):
+                    env = {"BENCH_BUTTONS": n} if n else None
+                    if durable:
+                        loads["c" + n] = (f"http://127.0.0.1:{durable[0].port}/", env)
+                    loads[n or "64"] = (srv.url(), env)
                 warm = {name: wrk(loads[name][0], 2) for name in ("raw", "c", "64") if name in loads}
-                rounds, each = 3, max(2, round(self.d / 3))
+                rounds, each = 5, max(2, round(self.d / 5))
                 m = alternating(loads, rounds, each)
             finally:
                 base.stop()
@@ -76,8 +77,8 @@ class InputScenarios:
                 self.note("1", f"{r['non2xx']} non-2xx answers and {r['errors']} socket errors")
             self.note("1", f"64 buttons round-robin, wrk -t2 -c50; events durable (SQLite WAL, committed before "
                            f"the answer); baseline: same wrk script; {rounds} rounds, each {each} s of raw "
-                           "libmicrohttpd" + (", the C program (scenario 12)" if c else "")
-                           + ", buttond on 64, 1 and 16 buttons, in turn"
+                           "libmicrohttpd, then " + ("the C program (scenario 12) and " if c else "")
+                           + "buttond on 64, 1 and 16 buttons, in turn"
                            + ("; each buttond figure is compared with the C program on as many buttons" if c else "")
                            + "; a figure sums its rounds, its p99 is "
                            "of all its rounds' requests; req/s by round: "

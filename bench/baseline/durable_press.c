@@ -5,7 +5,7 @@
  * POST /api/v1/buttons/{id}/press: the worker hands the request to one writer thread and suspends
  * the connection (suspend and resume behind one mutex, as buttond's SuspendResume does). The
  * writer takes everything queued (lingering up to 0.2 ms for more while busy and fewer than 32
- * are queued, as buttond's sequencer does), and in one SQLite transaction writes the same rows a
+ * are queued, as buttond's sequencer once did), and in one SQLite transaction writes the same rows a
  * press writes in buttond: touch-down, touch-up-inside and tap (tapCount 1 or 2) in `events`, and
  * double-tap on the second tap of a series (buttond's default button: maxTaps 2, multiTapMs 300),
  * each a compact row as buttond's schema version 15 writes it (type, button, t, the data object's
