@@ -111,16 +111,21 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     /// Queues `command`; `reply` is called once, on the writer thread after its events are
     /// committed, or on the sequencer thread with the error that refused it.
     package func submit(_ command: Command, by sender: String? = nil, reply: @escaping Reply) {
-        condition.locked {
-            guard running, !stopped else {
-                reply(.failure(.unavailable("the server is shutting down", retryAfter: 5)))
-                return
-            }
+        let rings = condition.locked { () -> Bool? in
+            guard running, !stopped else { return nil }
             queue.append(.command(command, sender, reply))
-            if !writerBusy {
-                writerBusy = true
-                kickWriter()
-            }
+            guard !writerBusy else { return false }
+            writerBusy = true
+            return true
+        }
+        switch rings {
+        case nil: reply(.failure(.unavailable("the server is shutting down", retryAfter: 5)))
+        // Rung once the queue's lock is released: the writer (nice -10) preempted a request
+        // thread that rang it holding the lock, then waited for that lock itself, and each
+        // wake-up cost four switches instead of one. Alternating rounds, sixteen and 64
+        // buttons: CPU per press 37.4 -> 36.2 us, req/s 1.07 and 1.05 x (one run of three 0.99 x).
+        case true?: kickWriter()
+        case false?: break
         }
     }
 
