@@ -1,4 +1,5 @@
 import CSQLite
+import Platform
 
 /// The text and blobs of one run of a statement, copied into one buffer that `Statement.run(borrowing:)`
 /// keeps alive while SQLite steps: SQLite reads them where they lie (`SQLITE_STATIC`) instead of
@@ -33,11 +34,7 @@ package struct BorrowedValues {
     /// `value` as UTF-8 text for parameter `index`; nil leaves it to `Statement.bind` (NULL).
     package mutating func append(_ value: String, at index: Int32) {
         let start = bytes.count
-        // A native string lends its bytes as they are; `withUTF8` wanted a mutable copy.
-        if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            var value = value
-            value.withUTF8 { bytes.append(contentsOf: $0) }
-        }
+        value.withUTF8Bytes { bytes.append(contentsOf: $0) }
         slots.append(Slot(index: index, start: start, count: bytes.count - start, isText: true))
     }
 

@@ -1,4 +1,5 @@
 import CSQLite
+import Platform
 
 /// A prepared statement, kept by `Connection` and reused across calls.
 ///
@@ -42,8 +43,7 @@ package final class Statement {
     }
 
     package func bind(_ value: String, at index: Int32) {
-        var value = value
-        _ = value.withUTF8 { utf8 in
+        _ = value.withUTF8Bytes { utf8 in
             utf8.withMemoryRebound(to: CChar.self) { chars in
                 if let base = chars.baseAddress {
                     sqlite3_bind_text64(handle, index, base, UInt64(chars.count), Self.transient, UInt8(SQLITE_UTF8))

@@ -52,22 +52,18 @@ public struct Logger: Sendable {
     /// `text`'s bytes appended to `line` in one copy (appending its `utf8` view cost twice as
     /// much, and a request's line has ten such pieces).
     static func append(_ text: String, to line: inout [UInt8]) {
-        // A native string lends its bytes as they are; `withUTF8` wanted a mutable copy.
-        if text.utf8.withContiguousStorageIfAvailable({ line.append(contentsOf: $0) }) == nil {
-            var text = text
-            text.withUTF8 { line.append(contentsOf: $0) }
-        }
+        text.withUTF8Bytes { line.append(contentsOf: $0) }
     }
 
     /// `quote(value)`'s bytes appended to `line`.
     static func appendQuoted(_ value: String, to line: inout [UInt8]) {
         // Printable ASCII (nearly every value) is checked and copied in one pass over its bytes.
-        let copied = value.utf8.withContiguousStorageIfAvailable { bytes in
+        let copied = value.withUTF8Bytes { bytes in
             guard plainASCII(bytes) == true else { return false }
             line.append(contentsOf: bytes)
             return true
         }
-        if copied == true { return }
+        if copied { return }
         if isPlain(value) { line.append(contentsOf: value.utf8) } else { appendJSONString(value, to: &line) }
     }
 
@@ -99,8 +95,7 @@ public struct Logger: Sendable {
     /// through here, so ASCII (nearly all of them) is decided on its bytes; Unicode's whitespace
     /// property is only asked of the rest.
     static func isPlain(_ value: String) -> Bool {
-        var value = value
-        if let plain = value.withUTF8(plainASCII) { return plain }
+        if let plain = value.withUTF8Bytes(plainASCII) { return plain }
         return !value.unicodeScalars.contains { c in
             c == " " || c == "\"" || c == "=" || c == "\\" || isControl(c) || c.properties.isWhitespace
         }

@@ -81,4 +81,13 @@ import Testing
             #expect(bytes == Timestamp.iso8601Bytes(milliseconds: milliseconds), "\(milliseconds)")
         }
     }
+
+    /// What a log line and an SQLite parameter are built from: a string's own UTF-8 bytes,
+    /// small (stored inline) or large, ASCII or not, and a substring's copy.
+    @Test func aStringLendsItsUTF8BytesWhateverItHolds() {
+        let large = String(repeating: "button-é-🔔 ", count: 40)
+        for text in ["", "b0", "Front door", "café ON AIR", "🔔", large, String(large.dropFirst(3).prefix(50))] {
+            #expect(text.withUTF8Bytes { Array($0) } == Array(text.utf8), "\(text)")
+        }
+    }
 }
