@@ -15,24 +15,6 @@ struct Auth: Sendable {
 
     var enabled: Bool { adminToken != nil || pressToken != nil }
 
-    /// Routes a press token may call besides every GET: input and sheet actions.
-    static let pressRoutes: Set<String> = [
-        "/api/v1/buttons/{id}/down", "/api/v1/buttons/{id}/move", "/api/v1/buttons/{id}/up",
-        "/api/v1/buttons/{id}/cancel", "/api/v1/buttons/{id}/press", "/api/v1/buttons/{id}/state",
-        "/api/v1/input", "/api/v1/sheets/{id}/open", "/api/v1/sheets/{id}/choose", "/api/v1/sheets/{id}/cancel",
-    ]
-
-    /// Reads only the admin token may make: they tell of the deployment, not the buttons.
-    static let adminReads: Set<String> = ["/api/v1/mqtt", "/api/v1/tokens"]
-
-    /// Routes only an admin that sees every group may call: tokens and the whole registry.
-    static let unscopedRoutes: Set<String> = ["/api/v1/tokens", "/api/v1/tokens/{name}", "PUT /api/v1/config"]
-
-    static func needed(method: String, pattern: String) -> Grant.Role {
-        if method == "GET" && !adminReads.contains(pattern) { return .read }
-        return pressRoutes.contains(pattern) ? .press : .admin
-    }
-
     /// Constant-time comparison: the time taken does not depend on where the strings differ.
     static func same(_ a: String, _ b: String) -> Bool { same(Array(a.utf8), Array(b.utf8)) }
 
@@ -45,50 +27,32 @@ struct Auth: Sendable {
     }
 
     /// The grant for the token presented; nil when no token is needed (and none was given).
-    func check(_ request: Request, method: String, pattern: String) throws(ButtonsError) -> Grant? {
-        guard pattern.hasPrefix("/api/") || pattern == "/metrics" else { return nil }
-        let presented = Self.presented(request, pattern: pattern)
-        let grant: Grant
+    func grant(for request: Request) throws(ButtonsError) -> Grant? {
+        let presented = Self.presented(request)
         if let token = presented, token.hasPrefix(NamedTokens.prefix) {
             switch named.verify(token, now: SystemClock.wallMilliseconds()) {
-            case .valid(let found): grant = found
+            case .valid(let found): return found
             case .expired: throw Self.unauthorized("the token has expired: ask the admin for a new one")
             case .unknown: throw Self.unauthorized("the token is not valid (revoked, or never made)")
             }
-        } else {
-            guard enabled else { return nil }
-            guard let token = presented, !token.isEmpty else {
-                throw ButtonsError.unauthorized("this server needs a token: send Authorization: Bearer TOKEN", challenge: "Bearer")
-            }
-            if let adminToken, Self.same(token, adminToken) {
-                grant = .everything
-            } else if let pressToken, Self.same(token, pressToken) {
-                grant = Grant(role: .press)
-            } else {
-                throw Self.unauthorized("the token is not valid")
-            }
         }
-        try Self.allow(grant, method: method, pattern: pattern)
-        return grant
+        guard enabled else { return nil }
+        guard let token = presented, !token.isEmpty else {
+            throw ButtonsError.unauthorized("this server needs a token: send Authorization: Bearer TOKEN", challenge: "Bearer")
+        }
+        if let adminToken, Self.same(token, adminToken) { return .admin }
+        if let pressToken, Self.same(token, pressToken) { return Grant(role: .press) }
+        throw Self.unauthorized("the token is not valid")
     }
 
-    private static func allow(_ grant: Grant, method: String, pattern: String) throws(ButtonsError) {
-        let needed = needed(method: method, pattern: pattern)
-        guard grant.role >= needed else {
-            let may = grant.role == .read ? "may only read" : "may read and send input, not change the registry"
-            throw ButtonsError.forbidden("this \(grant.name == nil ? "press token" : "token") \(may)")
-        }
-        if grant.isScoped && (unscopedRoutes.contains(pattern) || unscopedRoutes.contains("\(method) \(pattern)")) {
-            throw ButtonsError.forbidden("a token limited to groups may not do this")
-        }
-    }
-
-    private static func presented(_ request: Request, pattern: String) -> String? {
+    /// A bearer token, or on the event stream (whose browser EventSource sends no headers) the
+    /// `access_token` query parameter.
+    private static func presented(_ request: Request) -> String? {
         if let header = request.headers["authorization"] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmed() }
         }
-        return pattern == "/api/v1/events/stream" ? request.query["access_token"] : nil
+        return request.path == "/api/v1/events/stream" ? request.query["access_token"] : nil
     }
 
     private static func unauthorized(_ message: String) -> ButtonsError {

@@ -68,13 +68,13 @@ extension ButtonServerApp {
     }
 
     /// After every request: metrics (refusals of input counted by reason) and, at info, a log line.
-    static func requestObserver(metrics: Metrics, logger: Logger) -> @Sendable (RequestRecord) -> Void {
+    /// `inputRoutes`: the patterns of the routes that take input (declared with the press role).
+    static func requestObserver(metrics: Metrics, logger: Logger, inputRoutes: Set<String>) -> @Sendable (RequestRecord) -> Void {
         { record in
-            let grant = record.access as? Grant
             metrics.request(
                 route: record.route, method: record.method, status: record.status, seconds: record.durationSeconds,
-                role: grant?.role.name ?? "none")
-            if record.status >= 400, Auth.pressRoutes.contains(record.route) {
+                role: record.principal?.role ?? "none")
+            if record.status >= 400, inputRoutes.contains(record.route) {
                 metrics.rejected(Metrics.rejectionReason(status: record.status))
             }
             guard logger.level <= .info else { return }
@@ -87,7 +87,7 @@ extension ButtonServerApp {
                 line.field("duration_ms", duration)
                 line.field("remote", record.remoteAddress)
                 // A named token by its name, never its value; a fixed token by its role.
-                if let grant { line.field("token", grant.name ?? grant.role.name) }
+                if let principal = record.principal { line.field("token", principal.name) }
             }
         }
     }
@@ -142,7 +142,8 @@ extension ButtonServerApp {
     /// What is on disk into memory (unfinished deliveries, handlers, buttons and sheets with
     /// their state), then the `--config` file's registry on top.
     static func load(
-        _ options: ServeOptions, registry: Registry, handlers: HandlerRegistry, dispatcher: Dispatcher, sequencer: Sequencer
+        _ options: ServeOptions, registry: Registry, handlers: HandlerRegistry, dispatcher: Dispatcher, sequencer: Sequencer,
+        destinations: DestinationRules
     ) throws(StartError) {
         do {
             try dispatcher.load()
@@ -154,7 +155,9 @@ extension ButtonServerApp {
         guard let file = options.configFile else { return }
         do {
             let text = try String(contentsOfFile: file, encoding: .utf8)
-            let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), scriptsDir: options.scriptsDir)
+            let config = try RegistryConfig.parse(
+                try JSONParser.parse(Array(text.utf8)),
+                context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations))
             try config.seed(registry: registry, handlers: handlers)
         } catch let error as ButtonsError {
             // The words a PUT /api/v1/config would answer with, naming the field.

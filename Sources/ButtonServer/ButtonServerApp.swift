@@ -39,8 +39,9 @@ public final class ButtonServerApp: Sendable {
     /// Where webhooks may go: checked at registration (literal hosts) and on every connection.
     let destinations: Locked<DestinationRules>
     private let server: HTTPServer
-    /// Every (method, pattern) the router answers, for checking the OpenAPI document.
-    public let routeTable: [(method: String, pattern: String, query: [String])]
+    /// Every route with its declared access: the OpenAPI document and the access table are
+    /// checked against it.
+    let routeTable: [APIRouter.Entry]
 
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
@@ -49,7 +50,9 @@ public final class ButtonServerApp: Sendable {
     public init(options: ServeOptions) throws(StartError) {
         self.options = options
         logger = Logger(level: options.logLevel, format: options.logFormat)
-        destinations = Locked(DestinationRules(denyPrivate: options.webhookDenyPrivate))
+        // The port is known here unless it is 0: a `--config` handler is judged by the rules
+        // its own route uses, the loop to our own port included.
+        destinations = Locked(Self.destinationRules(options, port: options.port, oscPort: options.oscPort))
         let destinations = self.destinations
         ButtonDefinition.iconNames.withLock { $0 = Self.iconNames(in: options.publicDir + "/icons") }
         var http = options.http
@@ -89,7 +92,9 @@ public final class ButtonServerApp: Sendable {
         let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
         self.osc = osc.isEnabled ? osc : nil
         streams = StreamHub(maxStreams: options.http.maxStreams)
-        try Self.load(options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer)
+        try Self.load(
+            options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer,
+            destinations: destinations.withLock { $0 })
         let api = try API(
             options: options, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
             handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams)
@@ -98,7 +103,9 @@ public final class ButtonServerApp: Sendable {
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(
-            configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(metrics: metrics, logger: logger))
+            configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(
+                metrics: metrics, logger: logger,
+                inputRoutes: Set(routeTable.filter { $0.access.role == .press }.map(\.pattern))))
     }
 
     /// One long-lived part: what starts it and what stops it.
@@ -165,14 +172,21 @@ public final class ButtonServerApp: Sendable {
     /// Where webhooks and OSC messages may go, now that the port is known: not back to it, nor
     /// to our own OSC port.
     private func listeningRules() -> DestinationRules {
-        destinations.withLock { rules in
-            rules.listeners = DestinationRules.listener(host: options.host, port: port).map { [$0] } ?? []
-            if let oscPort = osc?.server?.port, let own = DestinationRules.listener(host: options.host, port: oscPort) {
-                rules.listeners.append(own)
-            }
-            rules.localAddresses = DestinationRules.interfaceAddresses()
-            return rules
+        let rules = Self.destinationRules(options, port: port, oscPort: osc?.server?.port)
+        destinations.withLock { $0 = rules }
+        return rules
+    }
+
+    /// Where webhooks and OSC messages may go when the server listens on `port` (and OSC on
+    /// `oscPort`): not back to either.
+    static func destinationRules(_ options: ServeOptions, port: Int, oscPort: Int?) -> DestinationRules {
+        var rules = DestinationRules(denyPrivate: options.webhookDenyPrivate)
+        rules.listeners = port == 0 ? [] : DestinationRules.listener(host: options.host, port: port).map { [$0] } ?? []
+        if let oscPort, oscPort != 0, let own = DestinationRules.listener(host: options.host, port: oscPort) {
+            rules.listeners.append(own)
         }
+        rules.localAddresses = DestinationRules.interfaceAddresses()
+        return rules
     }
 
     /// The names of the `.svg` files in `directory` (the panel's icon set).
@@ -223,11 +237,11 @@ public final class ButtonServerApp: Sendable {
 extension ButtonServerApp {
     /// The operator's routes, made of the parts they report on: `/metrics` and the MQTT status.
     static func addOperationRoutes(
-        to router: inout Router, metrics: Metrics, dispatcher: Dispatcher, streams: StreamHub, registry: Registry,
+        to router: inout APIRouter, metrics: Metrics, dispatcher: Dispatcher, streams: StreamHub, registry: Registry,
         mqtt: MQTTBridge?, osc: OSCBridge?
     ) {
-        router.get("/api/v1/mqtt") { _ in .json(mqtt?.status ?? ["enabled": false]) }
-        router.get("/metrics") { _ in
+        router.get("/api/v1/mqtt", access: .admin(.deployment)) { _, _ in .json(mqtt?.status ?? ["enabled": false]) }
+        router.get("/metrics", access: .read(.deployment)) { _, _ in
             var response = Response.text(
                 metrics.render(
                     outboxDepth: dispatcher.depth, droppedDeliveries: dispatcher.dropped, openStreams: streams.count,
@@ -252,13 +266,13 @@ struct API: Sendable {
     let views: RegistryViews
     let streams: StreamHub
 
-    func makeRouter() -> Router {
-        var router = Router()
+    func makeRouter() -> APIRouter {
+        var router = APIRouter(guard: APIGuard(api: self))
         router.refusesUnknownQuery = true
-        router.get("/healthz") { _ in .text("ok") }
+        router.get("/healthz", access: .open) { _, _ in .text("ok") }
         let openAPI = Array(OpenAPIDocument.json.utf8)
-        router.get("/api/v1/openapi.json") { _ in .json(bytes: openAPI) }
-        router.get("/api/v1/icons") { _ in .json(["icons": .array(ButtonDefinition.iconNames.withLock { $0 }.sorted().map { .string($0) })]) }
+        router.get("/api/v1/openapi.json", access: .read()) { _, _ in .json(bytes: openAPI) }
+        router.get("/api/v1/icons", access: .read()) { _, _ in .json(["icons": .array(ButtonDefinition.iconNames.withLock { $0 }.sorted().map { .string($0) })]) }
         addRegistryRoutes(to: &router)
         addInputRoutes(to: &router)
         addEventRoutes(to: &router)
@@ -266,10 +280,6 @@ struct API: Sendable {
         addConfigRoutes(to: &router)
         addTokenRoutes(to: &router)
         let files = StaticFiles(root: options.publicDir)
-        let api = self
-        router.guardRoute = { request, method, pattern throws(HTTPError) in
-            do throws(ButtonsError) { return try api.guarded(request, method: method, pattern: pattern) } catch { throw error.httpError }
-        }
         router.fallback = { request in
             if request.path == "/api" || request.path.hasPrefix("/api/") {
                 throw ButtonsError.notFound("no API route \(request.method) \(request.path)")

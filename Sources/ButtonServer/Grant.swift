@@ -32,9 +32,14 @@ struct Grant: Sendable, Equatable {
     var name: String?
     /// The groups whose buttons and sheets it sees; nil for all of them.
     var groups: Set<String>?
+    /// Whether a token was asked for and presented (false when none is needed): the request
+    /// log and the metrics name the token only then.
+    var asked = true
 
-    /// No token is needed (loopback, none configured), or the admin token.
-    static let everything = Grant(role: .admin)
+    /// The admin token.
+    static let admin = Grant(role: .admin)
+    /// No token is needed (loopback, none configured, or a route open to anyone).
+    static let everything = Grant(role: .admin, asked: false)
 
     /// Whether a button or sheet of `group` exists for this grant: any other is 404 to it.
     func sees(group: String?) -> Bool {
@@ -43,9 +48,4 @@ struct Grant: Sendable, Equatable {
     }
 
     var isScoped: Bool { groups != nil }
-}
-
-extension Request {
-    /// What the route guard granted; everything when no token was asked for.
-    var grant: Grant { access as? Grant ?? .everything }
 }

@@ -1,6 +1,7 @@
 import ButtonStore
 import Buttons
 import Delivery
+import Dispatch
 import FoundationEssentials
 import MicroHTTP
 import Synchronization
@@ -108,15 +109,20 @@ final class NamedTokens: Sendable {
             Grant(role: Grant.Role(name: found.role) ?? .read, name: found.name, groups: found.groups.map { Set($0) }))
     }
 
-    /// Remembers a stream opened with `name`, to end it when the token is revoked.
-    func track(_ stream: EventStream, of name: String) {
-        let revoked = entries.withLock { entries -> Bool in
-            guard entries[name] != nil else { return true }
+    /// Remembers a stream opened with `name`, to end it when the token is revoked or, at that
+    /// moment, when it expires (a token that ends ends everything it opened).
+    func track(_ stream: EventStream, of name: String, now: Int64) {
+        let (revoked, expiresAt) = entries.withLock { entries -> (Bool, Int64?) in
+            guard entries[name] != nil else { return (true, nil) }
             entries[name]!.streams.removeAll { !$0.isOpen }
             entries[name]!.streams.append(stream)
-            return false
+            return (false, entries[name]!.stored.expiresAt)
         }
-        if revoked { stream.finish() }
+        if revoked { return stream.finish() }
+        guard let expiresAt else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(max(0, expiresAt - now)))) { [weak stream] in
+            stream?.finish()
+        }
     }
 
     static func json(_ token: StoredToken) -> JSONValue {

@@ -28,7 +28,9 @@ struct RegistryConfig {
         ]
     }
 
-    static func parse(_ json: JSONValue, scriptsDir: String?, maxButtons: Int = .max) throws(ButtonsError) -> RegistryConfig {
+    /// The document read and every item validated; a handler exactly as its own route judges
+    /// it (`Handler.create` with `context`: the scripts directory and the destination rules).
+    static func parse(_ json: JSONValue, context: Handler.Context, maxButtons: Int = .max) throws(ButtonsError) -> RegistryConfig {
         var fields = try Fields(json)
         var config = RegistryConfig()
         let (listed, sheets, handlers) = (try fields.array("buttons"), try fields.array("sheets"), try fields.array("handlers"))
@@ -62,7 +64,7 @@ struct RegistryConfig {
         for (i, item) in (handlers ?? []).enumerated() {
             do throws(ButtonsError) {
                 config.handlers.append(
-                    try handler(item, scriptsDir: scriptsDir, buttons: buttonIDs, sheetOptions: sheetOptions))
+                    try handler(item, context: context, buttons: buttonIDs, sheetOptions: sheetOptions))
             } catch {
                 throw Self.prefixed(error, "handlers[\(i)]")
             }
@@ -77,10 +79,11 @@ struct RegistryConfig {
 
     /// One handler of the config, whose owner must be in the same config.
     private static func handler(
-        _ item: JSONValue, scriptsDir: String?, buttons: Set<String>, sheetOptions: [String: [String]]
+        _ item: JSONValue, context: Handler.Context, buttons: Set<String>, sheetOptions: [String: [String]]
     ) throws(ButtonsError) -> Handler {
         var owner: Source
-        var context = Handler.Context(scriptsDir: scriptsDir, envelope: true)
+        var context = context
+        context.envelope = true
         if case .string(let id)? = item["button"] {
             guard buttons.contains(id) else { throw ButtonsError.invalid("button", "no button '\(id)' in this config") }
             owner = .button(id)
@@ -143,16 +146,15 @@ struct RegistryConfig {
 }
 
 extension API {
-    func addConfigRoutes(to router: inout Router) {
-        let (registry, handlers, scriptsDir, maxButtons) = (self.registry, self.handlers, options.scriptsDir, options.maxButtons)
+    func addConfigRoutes(to router: inout APIRouter) {
+        let (registry, handlers, maxButtons) = (self.registry, self.handlers, options.maxButtons)
         let sequencer = self.sequencer
         let api = self
-        router.get("/api/v1/config") { request in
-            let grant = request.grant
-            return .json(RegistryConfig.export(registry: registry, handlers: handlers, for: request.viewer) { api.sees($0, grant) })
+        router.get("/api/v1/config", access: .read()) { _, grant in
+            .json(RegistryConfig.export(registry: registry, handlers: handlers, for: Viewer(grant)) { api.sees($0, grant) })
         }
-        router.put("/api/v1/config") { request in
-            let config = try RegistryConfig.parse(try request.json(maxDepth: 32), scriptsDir: scriptsDir, maxButtons: maxButtons)
+        router.put("/api/v1/config", access: .admin(.deployment)) { request, _ in
+            let config = try RegistryConfig.parse(try request.json(maxDepth: 32), context: api.handlerContext(), maxButtons: maxButtons)
             let secrets = try sequencer.exclusive { () throws(ButtonsError) in try config.replace(registry: registry, handlers: handlers) }
             guard case .object(var object) = RegistryConfig.export(registry: registry, handlers: handlers) else { return .noContent }
             object["secrets"] = .object(secrets.mapValues { .string($0) })

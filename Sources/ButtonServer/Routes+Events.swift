@@ -1,5 +1,6 @@
 import Buttons
 import MicroHTTP
+import Platform
 
 /// Event history and the live server-sent event stream.
 extension API {
@@ -21,17 +22,16 @@ extension API {
         return name
     }
 
-    func addEventRoutes(to router: inout Router) {
+    func addEventRoutes(to router: inout APIRouter) {
         let log = self.log
         let streams = self.streams
         let publisher = self.publisher
         let registry = self.registry
         let api = self
-        router.get("/api/v1/events", query: ["after", "limit", "offset", "button", "sheet"]) { request in
+        router.get("/api/v1/events", query: ["after", "limit", "offset", "button", "sheet"], access: .read()) { request, grant in
             let after = try Self.sequence(request.query["after"], name: "after")
             let (_, limit) = try Self.page(request, defaultLimit: 100, maxLimit: 1000)
             let source = try Self.source(request, in: registry)
-            let grant = request.grant
             let events =
                 if source == nil && grant.isScoped {
                     try log.history(after: after, limit: limit, sources: api.visibleSources(grant))
@@ -40,7 +40,7 @@ extension API {
                 }
             return .json(bytes: Self.eventsBody(events.map(\.json)))
         }
-        router.get("/api/v1/events/stream", query: ["after", "button", "sheet", "access_token"]) { request in
+        router.get("/api/v1/events/stream", query: ["after", "button", "sheet", "access_token"], access: .read()) { request, grant in
             var after = try Self.sequence(request.query["after"], name: "after")
             if let lastID = request.header("last-event-id"), !lastID.isEmpty {
                 after = try Self.sequence(lastID, name: "Last-Event-ID")
@@ -48,11 +48,10 @@ extension API {
             let source = try Self.source(request, in: registry)
             let stream = try streams.open()
             stream.send(Array("retry: 1000\n: connected\n\n".utf8))
-            let grant = request.grant
             publisher.subscribe(
                 stream, after: after, source: source, admits: api.admits(grant),
                 seesGroup: Self.seesGroup(grant))
-            if let name = grant.name { api.auth.named.track(stream, of: name) }
+            if let name = grant.name { api.auth.named.track(stream, of: name, now: SystemClock.wallMilliseconds()) }
             return Response(
                 status: 200,
                 headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],

@@ -32,17 +32,23 @@ extension API {
         (try? handlers.get(handler))?.target(for: viewer) ?? dispatcher.kind(of: handler)
     }
 
+    /// What a handler is judged by, on every way in (its route, `PUT /api/v1/config`): the
+    /// scripts directory and where webhooks may go.
+    func handlerContext() -> Handler.Context {
+        Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 })
+    }
+
+    /// `handlerContext()` for a handler of `owner`, which must exist (a sheet's options with it).
     func context(for owner: Source) throws(ButtonsError) -> Handler.Context {
+        var context = handlerContext()
         switch owner {
         case .button(let id):
             _ = try registry.button(id)
-            return Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 })
         case .sheet(let id):
             let slot = try registry.sheet(id)
-            return Handler.Context(
-                scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 },
-                sheetOptions: slot.locked { slot.definition.options.map(\.id) })
+            context.sheetOptions = slot.locked { slot.definition.options.map(\.id) }
         }
+        return context
     }
 
     func delivery(_ id: String) throws(ButtonsError) -> DeliveryRow {
@@ -52,19 +58,21 @@ extension API {
         return row
     }
 
-    func addHandlerRoutes(to router: inout Router) {
+    func addHandlerRoutes(to router: inout APIRouter) {
         let api = self
         let handlers = self.handlers
         let dispatcher = self.dispatcher
         let clock = sequencer.clock
-        for (kind, makeOwner) in [("buttons", Source.button), ("sheets", Source.sheet)] {
-            router.get("/api/v1/\(kind)/{id}/handlers") { request in
+        for (kind, makeOwner, object) in [
+            ("buttons", Source.button, Access.Object.button(parameter: "id")), ("sheets", Source.sheet, .sheet(parameter: "id")),
+        ] {
+            router.get("/api/v1/\(kind)/{id}/handlers", access: .read(object)) { request, grant in
                 let owner = makeOwner(request.parameter("id"))
                 _ = try api.context(for: owner)
-                let viewer = request.viewer
+                let viewer = Viewer(grant)
                 return .json(["handlers": .array(handlers.list(owner: owner).map { api.views.handler($0, for: viewer) })])
             }
-            router.post("/api/v1/\(kind)/{id}/handlers") { request in
+            router.post("/api/v1/\(kind)/{id}/handlers", access: .admin(object)) { request, _ in
                 let owner = makeOwner(request.parameter("id"))
                 let definition = try Handler.create(from: try request.json(), owner: owner, context: try api.context(for: owner))
                 let secret = try handlers.add(definition)
@@ -75,10 +83,10 @@ extension API {
                 return response
             }
         }
-        router.get("/api/v1/handlers/{hid}") { request in
-            .json(api.views.handler(try handlers.get(request.parameter("hid")), for: request.viewer))
+        router.get("/api/v1/handlers/{hid}", access: .read(.handler(parameter: "hid"))) { request, grant in
+            .json(api.views.handler(try handlers.get(request.parameter("hid")), for: Viewer(grant)))
         }
-        router.patch("/api/v1/handlers/{hid}") { request in
+        router.patch("/api/v1/handlers/{hid}", access: .admin(.handler(parameter: "hid"))) { request, _ in
             let body = try request.json()
             let current = try handlers.get(request.parameter("hid"))
             let context = try api.context(for: current.owner)
@@ -93,7 +101,7 @@ extension API {
             return .json(api.views.handler(updated))
         }
         let sequencer = self.sequencer
-        router.delete("/api/v1/handlers/{hid}") { request in
+        router.delete("/api/v1/handlers/{hid}", access: .admin(.handler(parameter: "hid"))) { request, _ in
             // Between batches: a batch being applied may already have made deliveries for it.
             let handler = try handlers.get(request.parameter("hid"))
             try sequencer.exclusive { () throws(ButtonsError) in try handlers.delete(handler.id) }
@@ -101,10 +109,10 @@ extension API {
             api.views.announce(owner: handler.owner)
             return .noContent
         }
-        router.post("/api/v1/handlers/{hid}/rotate-secret") { request in
+        router.post("/api/v1/handlers/{hid}/rotate-secret", access: .admin(.handler(parameter: "hid"))) { request, _ in
             .json(["id": .string(request.parameter("hid")), "secret": .string(try handlers.rotateSecret(request.parameter("hid")))])
         }
-        router.post("/api/v1/handlers/{hid}/test") { request in
+        router.post("/api/v1/handlers/{hid}/test", access: .admin(.handler(parameter: "hid"))) { request, _ in
             .json(api.deliveryJSON(try handlers.testDelivery(request.parameter("hid"), now: clock.now())), status: 202)
         }
         addDeliveryRoutes(to: &router)
@@ -131,12 +139,13 @@ extension API {
     }
 
     /// The delivery log: newest first, read beside the writer (unfinished ones from memory).
-    func addDeliveryRoutes(to router: inout Router) {
+    func addDeliveryRoutes(to router: inout APIRouter) {
         let api = self
         let dispatcher = self.dispatcher
         let store = registry.store
         let clock = sequencer.clock
-        router.get("/api/v1/deliveries", query: ["handler", "status", "limit", "offset", "before"]) { request in
+        router.get("/api/v1/deliveries", query: ["handler", "status", "limit", "offset", "before"], access: .read()) {
+            request, grant in
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
             let (status, before) = try Self.logFilter(request)
             let handler = request.query["handler"]
@@ -149,18 +158,17 @@ extension API {
                     throw Registry.storageError(error)
                 }
             }
-            let viewer = request.viewer
-            let shown = rows.filter { api.sees($0, request.grant) }
+            let viewer = Viewer(grant)
+            let shown = rows.filter { api.sees($0, grant) }
             var page: [String: JSONValue] = ["deliveries": .array(shown.map { api.deliveryJSON($0, for: viewer) })]
             if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
             return .json(.object(page))
         }
-        router.get("/api/v1/deliveries/{did}") { request in
+        router.get("/api/v1/deliveries/{did}", access: .read(.delivery(parameter: "did"))) { request, grant in
             let row = try api.delivery(request.parameter("did"))
-            guard api.sees(row, request.grant) else { throw ButtonsError.notFound("no delivery with id '\(request.parameter("did"))'") }
             let attempts: [StoredAttempt]
             do { attempts = try store.attempts(delivery: row.id) } catch { throw Registry.storageError(error) }
-            let viewer = request.viewer
+            let viewer = Viewer(grant)
             guard case .object(var object) = api.deliveryJSON(row, for: viewer) else { throw ButtonsError.notFound("no delivery") }
             object["attempts"] = .array(attempts.map { $0.json(for: viewer) })
             object["event"] = (try? JSONParser.parse(row.event.json)) ?? .null
@@ -168,7 +176,7 @@ extension API {
             if let body = row.body { object["body"] = viewer.shown((try? JSONParser.parse(body)) ?? .null) }
             return .json(.object(object))
         }
-        router.post("/api/v1/deliveries/{did}/redeliver") { request in
+        router.post("/api/v1/deliveries/{did}/redeliver", access: .admin(.delivery(parameter: "did"))) { request, _ in
             let id = request.parameter("did")
             let result: Dispatcher.RedeliverResult
             do {

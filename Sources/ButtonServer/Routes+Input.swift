@@ -29,9 +29,9 @@ extension API {
     /// Hands `command` to the sequencer; the connection waits, suspended, for its events
     /// (once they are committed) or its error.
     /// Hands `command` to the sequencer; a named token's name goes into its events as `by`.
-    static func answer(_ command: Command, for request: Request, by sequencer: Sequencer) -> Response {
+    static func answer(_ command: Command, for grant: Grant, by sequencer: Sequencer) -> Response {
         let pending = PendingResponse()
-        sequencer.submit(command, by: request.grant.name) { result in
+        sequencer.submit(command, by: grant.name) { result in
             switch result {
             case .success(let events): pending.complete(eventsResponse(events))
             case .failure(let error): pending.complete(error.httpError.response)
@@ -53,37 +53,37 @@ extension API {
             "unknown field '\(field)' in input \(index); an input has button, type, t, inside and pointer", field: field)
     }
 
-    func addInputRoutes(to router: inout Router) {
+    func addInputRoutes(to router: inout APIRouter) {
         let sequencer = self.sequencer
         let api = self
         for kind in InputKind.allCases {
-            router.post("/api/v1/buttons/{id}/\(kind.rawValue)") { request in
+            router.post("/api/v1/buttons/{id}/\(kind.rawValue)", access: .press(.button(parameter: "id"))) { request, grant in
                 var fields = try Fields(try request.json())
                 let input = try fields.input(kind)
                 try fields.finish()
-                return Self.answer(.input(button: request.parameter("id"), input), for: request, by: sequencer)
+                return Self.answer(.input(button: request.parameter("id"), input), for: grant, by: sequencer)
             }
         }
-        router.post("/api/v1/buttons/{id}/press") { request in
+        router.post("/api/v1/buttons/{id}/press", access: .press(.button(parameter: "id"))) { request, grant in
             var fields = try Fields(try request.json())
             let t = try fields.time()
             let pointer = try fields.pointer()
             let hold = try fields.int("holdMs", in: 0...3_600_000) ?? 0
             try fields.finish()
             let down = Input(.down, t: t, pointer: pointer)
-            return Self.answer(.press(button: request.parameter("id"), down: down, holdMs: hold), for: request, by: sequencer)
+            return Self.answer(.press(button: request.parameter("id"), down: down, holdMs: hold), for: grant, by: sequencer)
         }
-        router.post("/api/v1/buttons/{id}/reset") { request in
+        router.post("/api/v1/buttons/{id}/reset", access: .admin(.button(parameter: "id"))) { request, grant in
             try Fields(try request.json()).finish()
-            return Self.answer(.reset(button: request.parameter("id")), for: request, by: sequencer)
+            return Self.answer(.reset(button: request.parameter("id")), for: grant, by: sequencer)
         }
-        router.put("/api/v1/buttons/{id}/state") { request in
+        router.put("/api/v1/buttons/{id}/state", access: .press(.button(parameter: "id"))) { request, grant in
             var fields = try Fields(try request.json())
             guard let face = try fields.int("face", in: 0...1) else { throw ButtonsError.invalid("face", "face (0 or 1) is required") }
             try fields.finish()
-            return Self.answer(.face(button: request.parameter("id"), face: Int(face)), for: request, by: sequencer)
+            return Self.answer(.face(button: request.parameter("id"), face: Int(face)), for: grant, by: sequencer)
         }
-        router.post("/api/v1/input") { request in
+        router.post("/api/v1/input", access: .press(.none)) { request, grant in
             guard case .array(let items) = try request.json() else {
                 throw ButtonsError.badRequest("the body must be a JSON array of inputs")
             }
@@ -105,7 +105,7 @@ extension API {
                     let input = try fields.input(kind)
                     try fields.finish()
                     // A button the token does not see is missing, and the whole batch is refused.
-                    guard api.sees(.button(button), request.grant) else { throw ButtonsError.notFound("no button named '\(button)'") }
+                    guard api.sees(.button(button), grant) else { throw ButtonsError.notFound("no button named '\(button)'") }
                     batch.append(Command.BatchItem(button: button, input: input))
                 } catch {
                     var error = error
@@ -113,7 +113,7 @@ extension API {
                     throw error
                 }
             }
-            return Self.answer(.batch(batch), for: request, by: sequencer)
+            return Self.answer(.batch(batch), for: grant, by: sequencer)
         }
     }
 }

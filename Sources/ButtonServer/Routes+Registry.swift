@@ -32,41 +32,43 @@ extension API {
         var view: @Sendable (Slot) -> JSONValue
     }
 
-    static func addRoutes<Slot: RegistrySlot>(for collection: Collection<Slot>, to router: inout Router) {
-        router.post(collection.path) { request in
+    static func addRoutes<Slot: RegistrySlot>(
+        for collection: Collection<Slot>, object: @escaping @Sendable (String) -> Access.Object, to router: inout APIRouter
+    ) {
+        let byID = object("id")
+        router.post(collection.path, access: .admin(.none)) { request, grant in
             let json = try request.json()
-            if request.grant.isScoped { try checkPlacement(collection.group(json) ?? nil, request.grant) }
+            if grant.isScoped { try checkPlacement(collection.group(json) ?? nil, grant) }
             let slot = try collection.create(json)
             var response = Response.json(collection.view(slot), status: 201)
             response.headers.append(("Location", "\(collection.path)/\(slot.id)"))
             return response
         }
-        router.get(collection.path + "/{id}") { request in
+        router.get(collection.path + "/{id}", access: .read(byID)) { request, _ in
             .json(collection.view(try collection.find(request.parameter("id"))))
         }
-        router.patch(collection.path + "/{id}") { request in
+        router.patch(collection.path + "/{id}", access: .admin(byID)) { request, grant in
             let id = request.parameter("id")
             let json = try request.json()
-            if let group = collection.group(json) { try checkPlacement(group, request.grant) }
+            if let group = collection.group(json) { try checkPlacement(group, grant) }
             try collection.update(id, json)
             return .json(collection.view(try collection.find(id)))
         }
-        router.delete(collection.path + "/{id}") { request in
+        router.delete(collection.path + "/{id}", access: .admin(byID)) { request, _ in
             try collection.delete(request.parameter("id"))
             return .noContent
         }
     }
 
-    func addRegistryRoutes(to router: inout Router) {
+    func addRegistryRoutes(to router: inout APIRouter) {
         let registry = self.registry
         let sequencer = self.sequencer
         let views = self.views
         let handlers = self.handlers
 
         let api = self
-        router.get("/api/v1/buttons", query: ["offset", "limit"]) { request in
+        router.get("/api/v1/buttons", query: ["offset", "limit"], access: .read()) { request, grant in
             let (offset, limit) = try Self.page(request, defaultLimit: 1000, maxLimit: 10_000)
-            let grant = request.grant
             guard grant.isScoped else {
                 let slots = registry.buttonSlots(offset: offset, limit: limit)
                 return .json(["buttons": .array(slots.map { views.button($0) }), "total": .int(Int64(registry.buttonCount))])
@@ -86,10 +88,10 @@ extension API {
                     handlers.removeOwner(.button(id))
                 },
                 view: { views.button($0) }),
-            to: &router)
+            object: { .button(parameter: $0) }, to: &router)
 
-        router.get("/api/v1/sheets") { request in
-            let sheets = api.visibleSheets(request.grant).map { views.sheet($0) }
+        router.get("/api/v1/sheets", access: .read()) { _, grant in
+            let sheets = api.visibleSheets(grant).map { views.sheet($0) }
             return .json(["sheets": .array(sheets)])
         }
         Self.addRoutes(
@@ -103,24 +105,24 @@ extension API {
                     handlers.removeOwner(.sheet(id))
                 },
                 view: { views.sheet($0) }),
-            to: &router)
+            object: { .sheet(parameter: $0) }, to: &router)
 
         for (name, action) in [("open", Command.SheetAction.open), ("cancel", .cancel)] {
-            router.post("/api/v1/sheets/{id}/\(name)") { request in
+            router.post("/api/v1/sheets/{id}/\(name)", access: .press(.sheet(parameter: "id"))) { request, grant in
                 var fields = try Fields(try request.json())
                 let t = try fields.time()
                 try fields.finish()
-                return Self.answer(.sheet(request.parameter("id"), action, t: t), for: request, by: sequencer)
+                return Self.answer(.sheet(request.parameter("id"), action, t: t), for: grant, by: sequencer)
             }
         }
-        router.post("/api/v1/sheets/{id}/choose") { request in
+        router.post("/api/v1/sheets/{id}/choose", access: .press(.sheet(parameter: "id"))) { request, grant in
             var fields = try Fields(try request.json())
             let t = try fields.time()
             guard let option = fields.raw("option") else {
                 throw ButtonsError.invalid("option", "option (an option id or index) is required")
             }
             try fields.finish()
-            return Self.answer(.sheet(request.parameter("id"), .choose(option), t: t), for: request, by: sequencer)
+            return Self.answer(.sheet(request.parameter("id"), .choose(option), t: t), for: grant, by: sequencer)
         }
     }
 }

@@ -4,9 +4,9 @@ import Platform
 
 /// Named tokens (SPEC §6): made, listed and revoked by an admin who sees every group.
 extension API {
-    func addTokenRoutes(to router: inout Router) {
+    func addTokenRoutes(to router: inout APIRouter) {
         let named = auth.named
-        router.post("/api/v1/tokens") { request in
+        router.post("/api/v1/tokens", access: .admin(.deployment)) { request, _ in
             let (token, secret) = try named.create(from: try request.json(), now: SystemClock.wallMilliseconds())
             guard case .object(var object) = NamedTokens.json(token) else { return .noContent }
             object["token"] = .string(secret)
@@ -14,10 +14,10 @@ extension API {
             response.headers.append(("Location", "/api/v1/tokens/\(token.name)"))
             return response
         }
-        router.get("/api/v1/tokens") { _ in
+        router.get("/api/v1/tokens", access: .admin(.deployment)) { _, _ in
             .json(["tokens": .array(named.list.map(NamedTokens.json))])
         }
-        router.delete("/api/v1/tokens/{name}") { request in
+        router.delete("/api/v1/tokens/{name}", access: .admin(.deployment)) { request, _ in
             try named.revoke(request.parameter("name"))
             return .noContent
         }

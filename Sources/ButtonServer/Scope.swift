@@ -66,29 +66,4 @@ extension API {
         guard !grant.sees(group: group) else { return }
         throw ButtonsError.forbidden("this token may place buttons and sheets only in its groups")
     }
-
-    /// Auth, then the scope: a route naming a button, sheet or handler the grant does not see
-    /// is 404 with the words of a missing one.
-    func guarded(_ request: Request, method: String, pattern: String) throws(ButtonsError) -> Grant? {
-        let grant = try auth.check(request, method: method, pattern: pattern)
-        guard let grant, grant.isScoped else { return grant }
-        let id = request.parameters["id"] ?? ""
-        if pattern.hasPrefix("/api/v1/buttons/{id}"), !sees(.button(id), grant) {
-            throw ButtonsError.notFound("no button named '\(id)'")
-        }
-        if pattern.hasPrefix("/api/v1/sheets/{id}"), !sees(.sheet(id), grant) {
-            throw ButtonsError.notFound("no sheet named '\(id)'")
-        }
-        for hid in [request.parameters["hid"], request.query["handler"]].compactMap({ $0 }) {
-            if let handler = try? handlers.get(hid), !sees(handler.owner, grant) {
-                throw ButtonsError.notFound("no handler with id '\(hid)'")
-            }
-        }
-        for key in ["button", "sheet"] {
-            if let name = request.query[key], !sees(source: name, grant) {
-                throw ButtonsError.notFound("no button or sheet named '\(name)'")
-            }
-        }
-        return grant
-    }
 }

@@ -42,11 +42,6 @@ enum Viewer: Sendable, Equatable {
     }
 }
 
-extension Request {
-    /// Who asks: the view of handlers and deliveries this request gets.
-    var viewer: Viewer { Viewer(grant) }
-}
-
 extension Handler {
     var json: JSONValue { json(for: .admin) }
 

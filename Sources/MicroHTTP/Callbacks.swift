@@ -13,8 +13,8 @@ final class RequestContext {
     var tooLarge = false
     var discarded = 0
     var answered = false
-    /// What the route guard granted, for the request's record.
-    var access: (any Sendable)?
+    /// Who the route guard admitted, for the request's record.
+    var principal: RequestPrincipal?
     /// Set while the handler's answer is being produced elsewhere (the connection is suspended).
     var pending: (response: PendingResponse, route: String, method: String, path: String)?
     /// The request is HTTP/1.1, whose streamed answers libmicrohttpd sends in chunks.
@@ -111,7 +111,7 @@ private func answer(
     server.record(
         RequestRecord(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
-            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : "", access: context.access))
+            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : "", principal: context.principal))
     return result
 }
 
@@ -267,10 +267,10 @@ let accessHandler: MHD_AccessHandlerCallback = {
                 method: methodName, path: path, context: context, connection: connection, server: server)
         }
     }
-    let (response, route, access) = server.router.handleGranting(consume request)
-    context.access = access
+    let routed = server.router.route(consume request)
+    context.principal = routed.principal
     return answer(
-        response, route: route, method: methodName, path: path, context: context, connection: connection,
+        routed.response, route: routed.route, method: methodName, path: path, context: context, connection: connection,
         server: server)
 }
 

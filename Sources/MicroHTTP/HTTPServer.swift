@@ -9,7 +9,7 @@ import Synchronization
 /// An HTTP server on libmicrohttpd: poll worker threads call `Router` handlers synchronously.
 public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
-    let router: Router
+    let router: any RequestRouting
     let onRequest: (@Sendable (RequestRecord) -> Void)?
     public let streams: StreamHub
     /// `configuration.defaultHeaders` as the C strings every response is given, made once:
@@ -29,7 +29,7 @@ public final class HTTPServer: Sendable {
     private let watchGroups = Mutex<[WatchGroup]>([])
 
     public init(
-        configuration: ServerConfiguration, router: Router, streams: StreamHub? = nil,
+        configuration: ServerConfiguration, router: some RequestRouting, streams: StreamHub? = nil,
         onRequest: (@Sendable (RequestRecord) -> Void)? = nil
     ) {
         self.configuration = configuration

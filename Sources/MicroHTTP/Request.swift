@@ -10,9 +10,6 @@ public struct Request: Sendable {
     /// Values of `{name}` segments of the matched route.
     public var parameters = Parameters()
     public var remoteAddress: String
-    /// What the route guard granted (the server's own type, such as a role and a scope); nil
-    /// when nothing was asked.
-    public var access: (any Sendable)?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: Headers = [:],

@@ -1,7 +1,9 @@
 /// Maps method and path to a handler. Patterns are literal segments and `{name}` parameters;
-/// a path that matches a pattern under another method answers 405 with `Allow`.
-public struct Router: Sendable {
-    public typealias Handler = @Sendable (Request) throws -> Response
+/// a path that matches a pattern under another method answers 405 with `Allow`. Every route
+/// declares its access when it is added; the guard admits a request before the route runs and
+/// hands the route its grant.
+public struct Router<Guard: RouteGuard>: RequestRouting {
+    public typealias Handler = @Sendable (Request, Guard.Grant) throws -> Response
 
     /// A class, not a struct: a request is matched against several routes, and looking at one
     /// costs a retain instead of a copy of its strings, arrays and handler.
@@ -15,11 +17,17 @@ public struct Router: Sendable {
         let parameterIndexes: [Int]
         /// The query parameters the route reads; with `refusesUnknownQuery`, any other is 400.
         let query: [String]
+        /// What the route declared it needs; the guard judges every request by it.
+        let access: Guard.Access
         let handler: Handler
 
-        init(method: String, pattern: String, segments: [Segment], query: [String], handler: @escaping Handler) {
+        init(
+            method: String, pattern: String, segments: [Segment], query: [String], access: Guard.Access,
+            handler: @escaping Handler
+        ) {
             self.method = method
             self.pattern = pattern
+            self.access = access
             self.segments = segments
             parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
             parameterIndexes = segments.indices.filter { if case .parameter = segments[$0] { true } else { false } }
@@ -37,37 +45,57 @@ public struct Router: Sendable {
     /// Routes by number of path segments (the index): a request is only matched against those.
     private var bySegmentCount: [[Route]] = []
     /// Answers paths no route matches (static files, say); nil means 404.
-    public var fallback: Handler?
-    /// Runs before every matched route's handler (auth): throwing answers with that error; what
-    /// it returns is handed to the handler as `Request.access`.
-    public var guardRoute: (@Sendable (Request, _ method: String, _ pattern: String) throws(HTTPError) -> (any Sendable)?)?
+    public var fallback: (@Sendable (Request) throws -> Response)?
+    /// Admits every request before its route runs.
+    public let routeGuard: Guard
     /// A query parameter a route does not declare is 400 `unknown_parameter`: a typo like
     /// `?buton=` must not quietly answer as if no filter were given.
     public var refusesUnknownQuery = false
 
-    public init() {}
+    public init(guard routeGuard: Guard) {
+        self.routeGuard = routeGuard
+    }
 
-    public mutating func add(_ method: String, _ pattern: String, query: [String] = [], _ handler: @escaping Handler) {
+    /// Adds a route: no route exists without the access it declares.
+    public mutating func add(
+        _ method: String, _ pattern: String, query: [String] = [], access: Guard.Access, _ handler: @escaping Handler
+    ) {
         let segments = pattern.split(separator: "/").map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(Array(part.utf8))
         }
-        let route = Route(method: method, pattern: pattern, segments: segments, query: query, handler: handler)
+        let route = Route(method: method, pattern: pattern, segments: segments, query: query, access: access, handler: handler)
         while bySegmentCount.count <= segments.count { bySegmentCount.append([]) }
         bySegmentCount[segments.count].append(route)
         routes.append(route)
     }
 
-    public mutating func get(_ pattern: String, query: [String] = [], _ handler: @escaping Handler) {
-        add("GET", pattern, query: query, handler)
+    public mutating func get(_ pattern: String, query: [String] = [], access: Guard.Access, _ handler: @escaping Handler) {
+        add("GET", pattern, query: query, access: access, handler)
     }
-    public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add("POST", pattern, handler) }
-    public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add("PUT", pattern, handler) }
-    public mutating func patch(_ pattern: String, _ handler: @escaping Handler) { add("PATCH", pattern, handler) }
-    public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add("DELETE", pattern, handler) }
+    public mutating func post(_ pattern: String, access: Guard.Access, _ handler: @escaping Handler) {
+        add("POST", pattern, access: access, handler)
+    }
+    public mutating func put(_ pattern: String, query: [String] = [], access: Guard.Access, _ handler: @escaping Handler) {
+        add("PUT", pattern, query: query, access: access, handler)
+    }
+    public mutating func patch(_ pattern: String, access: Guard.Access, _ handler: @escaping Handler) {
+        add("PATCH", pattern, access: access, handler)
+    }
+    public mutating func delete(_ pattern: String, access: Guard.Access, _ handler: @escaping Handler) {
+        add("DELETE", pattern, access: access, handler)
+    }
 
-    /// Every (method, pattern) pair, for checking the OpenAPI document against the routes.
-    public var table: [(method: String, pattern: String, query: [String])] { routes.map { ($0.method, $0.pattern, $0.query) } }
+    /// One row of the route table.
+    public struct Entry: Sendable {
+        public var method: String
+        public var pattern: String
+        public var query: [String]
+        public var access: Guard.Access
+    }
+
+    /// Every route with what it declared: for the OpenAPI document's check and the access table.
+    public var table: [Entry] { routes.map { Entry(method: $0.method, pattern: $0.pattern, query: $0.query, access: $0.access) } }
 
     /// 400 naming the first parameter `route` does not know (sorted, so the answer is stable).
     private static func checkQuery(_ request: Request, _ route: Route) throws(HTTPError) {
@@ -90,15 +118,9 @@ public struct Router: Sendable {
         return Request.Parameters(names: route.parameterNames, values: route.parameterIndexes.map(path.string))
     }
 
-    /// Runs the matching handler; errors it throws become JSON error responses.
-    /// Returns the response and the matched pattern (for logs and metrics).
-    public func handle(_ request: Request) -> (Response, String) {
-        let (response, route, _) = handleGranting(request)
-        return (response, route)
-    }
-
-    /// `handle`, also returning what the guard granted (for the request's log line and metrics).
-    public func handleGranting(_ request: consuming Request) -> (Response, String, (any Sendable)?) {
+    /// Runs the matching route once the guard has admitted the request; errors become JSON
+    /// error responses.
+    public func route(_ request: consuming Request) -> Routed {
         let path = PathSegments(request.path)
         var allowed: [String] = []
         let method = request.method == "HEAD" ? "GET" : request.method
@@ -107,44 +129,42 @@ public struct Router: Sendable {
             guard let parameters = Self.match(route, path) else { continue }
             if route.method == method {
                 request.parameters = parameters
-                if let guardRoute {
-                    do throws(HTTPError) {
-                        request.access = try guardRoute(request, route.method, route.pattern)
-                    } catch {
-                        return (error.response, route.pattern, nil)
+                let grant: Guard.Grant
+                do throws(HTTPError) { grant = try routeGuard.admit(request, to: route.access) } catch {
+                    return Routed(response: error.response, route: route.pattern)
+                }
+                let principal = routeGuard.principal(of: grant)
+                if refusesUnknownQuery {
+                    do throws(HTTPError) { try Self.checkQuery(request, route) } catch {
+                        return Routed(response: error.response, route: route.pattern, principal: principal)
                     }
                 }
-                if refusesUnknownQuery {
-                    do throws(HTTPError) { try Self.checkQuery(request, route) } catch { return (error.response, route.pattern, request.access) }
-                }
-                return (Self.run(route.handler, request), route.pattern, request.access)
+                return Routed(response: Self.run(request, route.handler, grant), route: route.pattern, principal: principal)
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
-        // Unmatched requests are guarded too (with their path as the pattern), so a 404 or
-        // 405 tells nothing about the routes to a client the guard would refuse.
-        if let guardRoute {
-            do throws(HTTPError) {
-                request.access = try guardRoute(request, request.method, request.path)
-            } catch {
-                return (error.response, allowed.isEmpty ? "404" : "405", nil)
-            }
+        // Unmatched requests are guarded too, so a 404 or 405 tells nothing about the routes
+        // to a client the guard would refuse.
+        let grant: Guard.Grant?
+        do throws(HTTPError) { grant = try routeGuard.admitUnmatched(request) } catch {
+            return Routed(response: error.response, route: allowed.isEmpty ? "404" : "405")
         }
+        let principal = grant.flatMap(routeGuard.principal(of:))
         if !allowed.isEmpty {
             if allowed.contains("GET") { allowed.append("HEAD") }
             let error = HTTPError(
                 405, code: "method_not_allowed",
                 message: "\(request.method) is not allowed on \(request.path); allowed: \(allowed.joined(separator: ", "))",
                 headers: [("Allow", allowed.joined(separator: ", "))])
-            return (error.response, "405", request.access)
+            return Routed(response: error.response, route: "405", principal: principal)
         }
-        if let fallback { return (Self.run(fallback, request), "static", request.access) }
-        return (HTTPError.notFound("no route for \(request.path)").response, "404", request.access)
+        if let fallback { return Routed(response: Self.run(request, { request, _ in try fallback(request) }, ()), route: "static", principal: principal) }
+        return Routed(response: HTTPError.notFound("no route for \(request.path)").response, route: "404", principal: principal)
     }
 
-    private static func run(_ handler: Handler, _ request: Request) -> Response {
+    private static func run<G>(_ request: Request, _ handler: (Request, G) throws -> Response, _ grant: G) -> Response {
         do {
-            return try handler(request)
+            return try handler(request, grant)
         } catch let error as HTTPError {
             return error.response
         } catch let error as any HTTPErrorConvertible {
@@ -152,5 +172,23 @@ public struct Router: Sendable {
         } catch {
             return HTTPError(500, code: "internal", message: "internal error").response
         }
+    }
+}
+
+extension Router where Guard == Unguarded {
+    /// A router whose routes are all open.
+    public init() { self.init(guard: Unguarded()) }
+
+    public mutating func get(_ pattern: String, query: [String] = [], _ handler: @escaping @Sendable (Request) throws -> Response) {
+        add("GET", pattern, query: query, access: ()) { request, _ in try handler(request) }
+    }
+    public mutating func post(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
+        add("POST", pattern, access: ()) { request, _ in try handler(request) }
+    }
+    public mutating func delete(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
+        add("DELETE", pattern, access: ()) { request, _ in try handler(request) }
+    }
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
+        add(method, pattern, access: ()) { request, _ in try handler(request) }
     }
 }

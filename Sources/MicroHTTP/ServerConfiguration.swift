@@ -75,6 +75,6 @@ public struct RequestRecord: Sendable {
     public var status: Int
     public var durationSeconds: Double
     public var remoteAddress: String
-    /// What the route guard granted, if it asked for anything.
-    public var access: (any Sendable)?
+    /// Who the route guard admitted, if it asked for anything.
+    public var principal: RequestPrincipal?
 }

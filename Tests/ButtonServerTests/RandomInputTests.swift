@@ -120,7 +120,7 @@ struct RandomInputTests {
             do {
                 _ = try Handler.create(from: json, owner: .button("a"), context: .init(scriptsDir: "/nonexistent"))
             } catch { Self.check(error, bytes, seed: seed) }
-            do { _ = try RegistryConfig.parse(json, scriptsDir: nil) } catch { Self.check(error, bytes, seed: seed) }
+            do { _ = try RegistryConfig.parse(json, context: Handler.Context(scriptsDir: nil)) } catch { Self.check(error, bytes, seed: seed) }
         }
         // Most byte mutations break the JSON (about 8 % of those inputs parse); the value
         // mutations always parse, so at least two fifths of the inputs reach validation.

@@ -18,7 +18,7 @@ final class EchoServer: Sendable {
 
     init(host: String = "127.0.0.1", heartbeatSeconds: Double = 15) throws {
         var router = Router()
-        let echo: Router.Handler = { request in
+        let echo: @Sendable (Request) throws -> Response = { request in
             let headers = JSONValue.object(Dictionary(request.headers.all.map { ($0.name, .string($0.value)) }, uniquingKeysWith: { $1 }))
             return .json([
                 "method": .string(request.method), "path": .string(request.path), "headers": headers,
