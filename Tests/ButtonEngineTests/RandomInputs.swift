@@ -26,7 +26,11 @@ struct RandomInputs {
     mutating func guardedConfig() -> ButtonConfig {
         var config = config()
         let which = Int.random(in: 0..<4, using: &rng)
-        if which == 0 || which == 3 { config.minPressMs = Int64.random(in: 10...min(120, config.longPressMs - 1), using: &rng) }
+        if which == 0 || which == 3 {
+            // Room between the two, so that some presses tap.
+            config.longPressMs = max(config.longPressMs, 300)
+            config.minPressMs = Int64.random(in: 10...120, using: &rng)
+        }
         if which == 1 || which == 3 { config.lockoutMs = Int64.random(in: 50...3000, using: &rng) }
         if which == 2 || which == 3 { config.confirmMs = Int64.random(in: 500...4000, using: &rng) }
         if config.firesSingleTapsOnly { config.maxTaps = 1 }
