@@ -41,10 +41,22 @@ extension ButtonMachine {
         guard isInside else {
             endSeries(at: t, pointer: pointer, into: &events)
             events.append(GestureEvent(.touchUpOutside, t: t, data: EventData(durationMs: duration, pointer: pointer)))
+            // Sliding off an armed key is how an operator backs out.
+            if armedUntil != nil { disarm(at: t, reason: "cancel", pointer: pointer, into: &events) }
+            return
+        }
+        if config.hasUpGuards || armedUntil != nil {
+            guardedUpInside(at: t, duration: duration, pointer: pointer, into: &events)
             return
         }
 
         events.append(GestureEvent(.touchUpInside, t: t, data: EventData(durationMs: duration, pointer: pointer)))
+        tap(at: t, pointer: pointer, into: &events)
+    }
+
+    /// The tap of an up inside (after its `touch-up-inside`): `tap`, a toggle's `toggle`, and
+    /// the n-tap if the series reaches `maxTaps`.
+    private mutating func tap(at t: Int64, pointer: String?, into events: inout [GestureEvent]) {
         tapCount += 1
         events.append(GestureEvent(.tap, t: t, data: EventData(tapCount: tapCount, pointer: pointer)))
         if config.kind == .toggle {
@@ -64,6 +76,71 @@ extension ButtonMachine {
         endSeries(at: t, pointer: pointer, into: &events)
         endPress()
         events.append(GestureEvent(.touchCancel, t: t, data: EventData(pointer: pointer)))
+        if armedUntil != nil { disarm(at: t, reason: "cancel", pointer: pointer, into: &events) }
+    }
+
+    /// What the guards make of an up inside that would tap, judged in the order of SPEC §4
+    /// "Guards": `minPressMs`, then `lockoutMs`, then `confirmMs`.
+    enum Verdict: Equatable {
+        /// No guard objects: the plain tap.
+        case tap
+        /// Held less than `minPressMs`.
+        case tooShort
+        /// Its down came before the last tap's `t` + `lockoutMs`.
+        case lockedOut
+        /// A confirm button not armed: this press arms it.
+        case arm
+        /// Armed, and its down came at least `multiTapMs` after the arming up.
+        case fire
+        /// Armed, and its down came sooner: a nervous double tap does nothing.
+        case tooSoon
+    }
+
+    func verdict(duration: Int64) -> Verdict {
+        if config.minPressMs > 0 && duration < config.minPressMs { return .tooShort }
+        if config.lockoutMs > 0, let lockedUntil, downT < lockedUntil { return .lockedOut }
+        if let armedAt {
+            return downT >= armedAt.saturatingAdd(Swift.max(config.multiTapMs, 0)) ? .fire : .tooSoon
+        }
+        return config.confirmMs > 0 ? .arm : .tap
+    }
+
+    /// An up inside on a button with a guard on (or still armed).
+    private mutating func guardedUpInside(at t: Int64, duration: Int64, pointer: String?, into events: inout [GestureEvent]) {
+        let verdict = verdict(duration: duration)
+        let upInside = GestureEvent(.touchUpInside, t: t, data: EventData(durationMs: duration, pointer: pointer))
+        if verdict == .tap || verdict == .fire {
+            events.append(upInside)
+            tap(at: t, pointer: pointer, into: &events)
+            if config.lockoutMs > 0 { lockedUntil = t.saturatingAdd(config.lockoutMs) }
+            guard verdict == .fire else { return }
+            // A fire is a whole single tap even if the config changed since the arming.
+            endSeries(at: t, pointer: pointer, into: &events)
+            disarm(at: t, reason: "fired", pointer: pointer, into: &events)
+            return
+        }
+        // A press without a tap: its series' n-tap first, as for a press that goes up outside.
+        endSeries(at: t, pointer: pointer, into: &events)
+        events.append(upInside)
+        switch verdict {
+        case .tooShort:
+            events.append(GestureEvent(.refused, t: t, data: EventData(durationMs: duration, reason: "too-short", pointer: pointer)))
+        case .lockedOut:
+            events.append(GestureEvent(.refused, t: t, data: EventData(reason: "locked-out", pointer: pointer)))
+        case .arm:
+            armedAt = t
+            armedUntil = t.saturatingAdd(config.confirmMs)
+            events.append(GestureEvent(.armed, t: t, data: EventData(pointer: pointer, windowMs: config.confirmMs)))
+        case .tooSoon, .tap, .fire:
+            break  // a nervous double tap: the button stays armed
+        }
+    }
+
+    /// Closes the armed window with `disarmed` (`fired`, `timeout` or `cancel`).
+    mutating func disarm(at t: Int64, reason: String, pointer: String?, into events: inout [GestureEvent]) {
+        armedAt = nil
+        armedUntil = nil
+        events.append(GestureEvent(.disarmed, t: t, data: EventData(reason: reason, pointer: pointer)))
     }
 
     /// The press is over: not held, its timers gone.

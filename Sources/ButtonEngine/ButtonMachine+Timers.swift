@@ -1,9 +1,11 @@
-/// The four timers and the order in which they fire.
+/// The five timers and the order in which they fire.
 extension ButtonMachine {
     /// A kind of pending timer. The case order is the tie-break for equal deadlines: the
-    /// order a press reaches them, max-hold last. (The series-end timer never coexists with
-    /// the press timers, so its place does not matter.)
+    /// order a press reaches them, max-hold last; an armed window opened before the press
+    /// that is held, so it closes first. (The series-end timer never coexists with the
+    /// press timers, so its place does not matter.)
     enum PendingTimer: UInt8 {
+        case disarm
         case longPress
         case `repeat`
         case maxHold
@@ -13,7 +15,8 @@ extension ButtonMachine {
     /// The timer to fire next, by deadline and then by the tie-break order.
     func nextTimer() -> (timer: PendingTimer, deadline: Int64)? {
         var best: (timer: PendingTimer, deadline: Int64)?
-        if let d = longPressDeadline { best = (.longPress, d) }
+        if let d = armedUntil { best = (.disarm, d) }
+        if let d = longPressDeadline, Self.isEarlier(d, than: best?.deadline) { best = (.longPress, d) }
         if let d = repeatDeadline, Self.isEarlier(d, than: best?.deadline) { best = (.repeat, d) }
         if let d = maxHoldDeadline, Self.isEarlier(d, than: best?.deadline) { best = (.maxHold, d) }
         if let d = seriesEndDeadline, Self.isEarlier(d, than: best?.deadline) { best = (.seriesEnd, d) }
@@ -36,6 +39,9 @@ extension ButtonMachine {
 
     private mutating func fire(_ timer: PendingTimer, at t: Int64, into events: inout [GestureEvent]) {
         switch timer {
+        case .disarm:
+            // At exactly `confirmMs` after the arming up the window has closed.
+            disarm(at: t, reason: "timeout", pointer: nil, into: &events)
         case .longPress:
             longPressDeadline = nil
             // A press of a series that turns into a long press ends the series first.
@@ -52,6 +58,7 @@ extension ButtonMachine {
             endSeries(at: t, pointer: pressPointer, into: &events)
             endPress()
             events.append(GestureEvent(.touchCancel, t: t, data: EventData(reason: "max-hold", pointer: pressPointer)))
+            if armedUntil != nil { disarm(at: t, reason: "cancel", pointer: pressPointer, into: &events) }
         case .seriesEnd:
             endSeries(at: t, pointer: pressPointer, into: &events)
         }

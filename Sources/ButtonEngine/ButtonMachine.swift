@@ -30,11 +30,18 @@ public struct ButtonMachine: Sendable, Equatable {
     var repeatCount = 0
 
     // Pending timers; nil when not scheduled. The press timers exist only while held, the
-    // series-end timer only while not held, so at most three are pending at once.
+    // series-end timer only while not held, and the disarm timer while armed.
     var longPressDeadline: Int64?
     var repeatDeadline: Int64?
     var maxHoldDeadline: Int64?
     var seriesEndDeadline: Int64?
+
+    // Guards (SPEC §4 "Guards"). While a confirm button is armed: the arming up's `t`, and
+    // the window's end, which is also the disarm timer's deadline. After a tap with
+    // `lockoutMs` on: the `t` before which a down cannot tap.
+    var armedAt: Int64?
+    var armedUntil: Int64?
+    var lockedUntil: Int64?
 
     /// - Parameters:
     ///   - face: a toggle's face, e.g. as stored before a restart.
@@ -49,7 +56,7 @@ public struct ButtonMachine: Sendable, Equatable {
 
     /// What clients see of the button.
     public var state: ButtonState {
-        ButtonState(held: held, face: face, tapCount: tapCount)
+        ButtonState(held: held, face: face, tapCount: tapCount, armedUntil: armedUntil)
     }
 
     /// The earliest pending timer on the button's clock, nil if none.
@@ -68,6 +75,7 @@ public struct ButtonMachine: Sendable, Equatable {
 
     /// `apply(_:now:)`, appending to `events`: a press's down and up fill one array.
     mutating func apply(_ input: Input, now: Int64, into events: inout [GestureEvent]) throws(InputError) {
+        guard config.enabled else { throw .disabled }
         let t: Int64
         if let given = input.t {
             if let last = lastInputT, given < last { throw .outOfOrder(lastInputT: last) }

@@ -1,4 +1,5 @@
-/// The part of a button's state that clients see (`state: {held, face, tapCount}`).
+/// The part of a button's state that clients see (`state: {held, face, tapCount, armed,
+/// armedUntil}`).
 public struct ButtonState: Sendable, Equatable {
     /// A press is in progress.
     public var held: Bool
@@ -6,10 +7,16 @@ public struct ButtonState: Sendable, Equatable {
     public var face: Int
     /// Taps so far in the current series (0 if none).
     public var tapCount: Int
+    /// While a confirm button is armed: the `t` its window ends (on the button's clock).
+    public var armedUntil: Int64?
 
-    public init(held: Bool, face: Int, tapCount: Int) {
+    /// A confirm button's first tap armed it and its window is open.
+    public var armed: Bool { armedUntil != nil }
+
+    public init(held: Bool, face: Int, tapCount: Int, armedUntil: Int64? = nil) {
         self.held = held
         self.face = face
         self.tapCount = tapCount
+        self.armedUntil = armedUntil
     }
 }

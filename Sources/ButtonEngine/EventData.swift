@@ -16,10 +16,14 @@ public struct EventData: Sendable, Equatable {
     public var option: String?
     /// select: the chosen option's index.
     public var index: Int?
-    /// A server-made touch-cancel: `max-hold` or `restart`.
+    /// A server-made touch-cancel (`max-hold`, `restart`, `reset`, `disabled`), why a
+    /// button was `disarmed` (`fired`, `timeout`, `cancel`) or a press `refused`
+    /// (`too-short`, `locked-out`).
     public var reason: String?
     /// The pointer the input gave.
     public var pointer: String?
+    /// armed: how long the button stays armed (its `confirmMs`).
+    public var windowMs: Int64?
 
     public init(
         durationMs: Int64? = nil,
@@ -30,7 +34,8 @@ public struct EventData: Sendable, Equatable {
         option: String? = nil,
         index: Int? = nil,
         reason: String? = nil,
-        pointer: String? = nil
+        pointer: String? = nil,
+        windowMs: Int64? = nil
     ) {
         self.durationMs = durationMs
         self.tapCount = tapCount
@@ -41,6 +46,7 @@ public struct EventData: Sendable, Equatable {
         self.index = index
         self.reason = reason
         self.pointer = pointer
+        self.windowMs = windowMs
     }
 }
 
@@ -61,6 +67,9 @@ extension EventData {
         case .quintupleTap: EventData(tapCount: 5)
         case .toggle: EventData(face: 1, previousFace: 0)
         case .select: EventData(option: option)
+        case .armed: EventData(windowMs: 5000)
+        case .disarmed: EventData(reason: "fired")
+        case .refused: EventData(durationMs: 20, reason: "too-short")
         case .touchDown, .touchDragExit, .touchDragEnter, .touchCancel, .sheetOpen, .sheetCancel: EventData()
         }
     }

@@ -16,6 +16,13 @@ public enum EventType: String, Sendable, CaseIterable {
     case tripleTap = "triple-tap"
     case quadrupleTap = "quadruple-tap"
     case quintupleTap = "quintuple-tap"
+    /// A confirm button's first tap: it waits `windowMs` for a second one (`data.windowMs`).
+    case armed
+    /// The armed window closed: `reason` `fired`, `timeout` or `cancel`.
+    case disarmed
+    /// An up inside that a guard kept from tapping: `reason` `too-short` (with `durationMs`)
+    /// or `locked-out`.
+    case refused
     case sheetOpen = "sheet-open"
     case select
     case sheetCancel = "sheet-cancel"

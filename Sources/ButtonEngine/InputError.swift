@@ -8,6 +8,8 @@ public enum InputError: Error, Equatable, Sendable {
     case alreadyDown
     /// A move, up or cancel while the button is not held.
     case notDown
+    /// Any input for a button whose `enabled` is false.
+    case disabled
 
     /// The API error code.
     public var code: String {
@@ -15,6 +17,7 @@ public enum InputError: Error, Equatable, Sendable {
         case .outOfOrder: "out_of_order"
         case .alreadyDown: "already_down"
         case .notDown: "not_down"
+        case .disabled: "button_disabled"
         }
     }
 
@@ -24,6 +27,7 @@ public enum InputError: Error, Equatable, Sendable {
         case .outOfOrder(let last): "t is earlier than the button's last input (\(last))"
         case .alreadyDown: "the button is already held"
         case .notDown: "the button is not held"
+        case .disabled: "the button is disabled"
         }
     }
 }

@@ -13,6 +13,7 @@ extension GestureEvent {
         if let v = data.option { text += " option=\(v)" }
         if let v = data.index { text += " index=\(v)" }
         if let v = data.reason { text += " reason=\(v)" }
+        if let v = data.windowMs { text += " windowMs=\(v)" }
         if let v = data.pointer { text += " pointer=\(v)" }
         return text
     }

@@ -1,7 +1,7 @@
 import ButtonEngine
 import Testing
 
-/// SPEC §3: `out_of_order`, `already_down`, `not_down`, and that a refused input changes
+/// SPEC §3: `out_of_order`, `already_down`, `not_down`, `button_disabled`, and that a refused input changes
 /// nothing (a batch is all or nothing).
 @Suite struct InputErrorTests {
     struct Refusal: Sendable, CustomTestStringConvertible {
@@ -29,6 +29,13 @@ import Testing
         Refusal(
             name: "up after max hold fired in real time", config: ButtonConfig(maxHoldMs: 1000),
             before: [.down(0), .fireDue(now: 1000)], input: Input(.up, t: 500), error: .notDown),
+        Refusal(name: "down while disabled", config: ButtonConfig(enabled: false), before: [], input: Input(.down, t: 0), error: .disabled),
+        Refusal(
+            name: "up of a press that disabling cancelled", before: [.down(0), .enabled(false, now: 10)], input: Input(.up, t: 20),
+            error: .disabled),
+        Refusal(
+            name: "a down with no t while disabled", config: ButtonConfig(maxTaps: 1, confirmMs: 2000, enabled: false),
+            before: [], input: Input(.down), error: .disabled),
     ]
 
     @Test(arguments: refusals)
@@ -42,6 +49,7 @@ import Testing
 
     @Test(arguments: [
         (InputError.outOfOrder(lastInputT: 5), "out_of_order"), (.alreadyDown, "already_down"), (.notDown, "not_down"),
+        (.disabled, "button_disabled"),
     ])
     func codes(error: InputError, code: String) {
         #expect(error.code == code)

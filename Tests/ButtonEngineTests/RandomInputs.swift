@@ -21,6 +21,22 @@ struct RandomInputs {
             maxHoldMs: Int64.random(in: 1000...3000, using: &rng))
     }
 
+    /// A config with guards: `minPressMs` alone (with any `maxTaps`), `lockoutMs`, `confirmMs`,
+    /// or all three (those two with `maxTaps` 1, as validation demands).
+    mutating func guardedConfig() -> ButtonConfig {
+        var config = config()
+        let which = Int.random(in: 0..<4, using: &rng)
+        if which == 0 || which == 3 {
+            // Room between the two, so that some presses tap.
+            config.longPressMs = max(config.longPressMs, 300)
+            config.minPressMs = Int64.random(in: 10...120, using: &rng)
+        }
+        if which == 1 || which == 3 { config.lockoutMs = Int64.random(in: 50...3000, using: &rng) }
+        if which == 2 || which == 3 { config.confirmMs = Int64.random(in: 500...4000, using: &rng) }
+        if config.firesSingleTapsOnly { config.maxTaps = 1 }
+        return config
+    }
+
     /// The next input at or after `t` (sometimes before, to be refused).
     mutating func input(after t: Int64, held: Bool) -> Input {
         var next = t

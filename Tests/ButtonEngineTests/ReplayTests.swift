@@ -10,9 +10,9 @@ import Testing
     /// which are refused (`out_of_order`) however they are applied. (An input between the
     /// two may be applied later live than in a batch, when a timer fired in between: that is
     /// the rule for late input, not a replay difference.)
-    static func record(seed: UInt64) -> (ButtonConfig, [Input]) {
+    static func record(seed: UInt64, guarded: Bool = false) -> (ButtonConfig, [Input]) {
         var random = RandomInputs(seed: seed)
-        let config = random.config()
+        let config = guarded ? random.guardedConfig() : random.config()
         var machine = ButtonMachine(config: config)
         var inputs: [Input] = []
         var latest: Int64 = 10_000
@@ -72,6 +72,26 @@ import Testing
     @Test(arguments: Array(1...20) as [UInt64], [-3_600_000, 0, 250, 3_600_000] as [Int64])
     func firingInRealTimeGivesTheSameEventsAsABatch(seed: UInt64, skew: Int64) {
         let (config, inputs) = Self.record(seed: seed)
+        let batch = Self.batch(config, inputs, now: 0)
+        let live = Self.live(config, inputs, skew: skew)
+        #expect(firstDifference(live.events, batch.events) == nil)
+        #expect(live.refused == batch.refused)
+    }
+
+    /// The guards' decisions and the armed window's timer replay exactly too.
+    @Test(arguments: Array(41...60) as [UInt64])
+    func replayingGuardsGivesTheSameEvents(seed: UInt64) {
+        let (config, inputs) = Self.record(seed: seed, guarded: true)
+        let first = Self.batch(config, inputs, now: 0)
+        let second = Self.batch(config, inputs, now: 123_456_789)
+        #expect(firstDifference(first.events, second.events) == nil)
+        #expect(first.refused == second.refused)
+        #expect(first.events.contains { $0.type == .refused || $0.type == .armed }, "config \(config)")
+    }
+
+    @Test(arguments: Array(41...60) as [UInt64], [-3_600_000, 0, 3_600_000] as [Int64])
+    func firingGuardTimersInRealTimeGivesTheSameEventsAsABatch(seed: UInt64, skew: Int64) {
+        let (config, inputs) = Self.record(seed: seed, guarded: true)
         let batch = Self.batch(config, inputs, now: 0)
         let live = Self.live(config, inputs, skew: skew)
         #expect(firstDifference(live.events, batch.events) == nil)

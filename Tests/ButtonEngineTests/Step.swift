@@ -8,6 +8,10 @@ enum Step: Sendable, CustomStringConvertible {
     case advance(Int64)
     /// `fireDue(now:)` on the server's clock.
     case fireDue(now: Int64)
+    /// `setEnabled(_:now:)` on the server's clock.
+    case enabled(Bool, now: Int64)
+    /// `reset(now:)` on the server's clock.
+    case reset(now: Int64)
 
     static func down(_ t: Int64, pointer: String? = nil) -> Step {
         .input(Input(.down, t: t, pointer: pointer))
@@ -30,6 +34,8 @@ enum Step: Sendable, CustomStringConvertible {
             return text
         case .advance(let t): return "advance@\(t)"
         case .fireDue(let now): return "fireDue(now: \(now))"
+        case .enabled(let enabled, let now): return "setEnabled(\(enabled), now: \(now))"
+        case .reset(let now): return "reset(now: \(now))"
         }
     }
 }
@@ -43,6 +49,8 @@ extension ButtonMachine {
             case .input(let input): events += try apply(input, now: input.t ?? now)
             case .advance(let t): events += advance(to: t)
             case .fireDue(let now): events += fireDue(now: now)
+            case .enabled(let enabled, let now): events += setEnabled(enabled, now: now)
+            case .reset(let now): events += reset(now: now)
             }
         }
         return events
