@@ -143,7 +143,7 @@ extension ButtonServerApp {
     /// their state), then the `--config` file's registry on top.
     static func load(
         _ options: ServeOptions, registry: Registry, handlers: HandlerRegistry, dispatcher: Dispatcher, sequencer: Sequencer,
-        destinations: DestinationRules
+        destinations: DestinationRules, logger: Logger
     ) throws(StartError) {
         do {
             try dispatcher.load()
@@ -153,21 +153,9 @@ extension ButtonServerApp {
             throw StartError(description: "cannot load the registry from \(options.dataDir): \(error)")
         }
         guard let file = options.configFile else { return }
-        do {
-            let text = try String(contentsOfFile: file, encoding: .utf8)
-            let config = try RegistryConfig.parse(
-                try JSONParser.parse(Array(text.utf8)),
-                context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations))
-            try config.seed(registry: registry, handlers: handlers)
-        } catch let error as ButtonsError {
-            // The words a PUT /api/v1/config would answer with, naming the field.
-            let field = error.details["field"].flatMap { if case .string(let f) = $0 { " (\(f))" } else { nil } } ?? ""
-            throw StartError(description: "invalid --config \(file): \(error.message)\(field)")
-        } catch let error as JSONParser.Failure {
-            throw StartError(description: "invalid --config \(file): not JSON: \(error.description)")
-        } catch {
-            throw StartError(description: "cannot read --config \(file): \(error)")
-        }
+        try applyConfig(
+            file: file, context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations),
+            maxButtons: options.maxButtons, registry: registry, handlers: handlers, sequencer: sequencer, logger: logger)
     }
 
     /// On the broker, with `--mqtt-url`.
@@ -211,5 +199,45 @@ extension ButtonServerApp {
         } catch {
             throw StartError(description: "\(error)")
         }
+    }
+}
+
+extension ButtonServerApp {
+    /// `--config FILE`, at start and on SIGHUP: read, validated and applied exactly as
+    /// `PUT /api/v1/config` applies a document (the registry becomes the file), its plan logged.
+    /// A file that cannot be read or is invalid changes nothing and says why.
+    static func applyConfig(
+        file: String, context: Handler.Context, maxButtons: Int, registry: Registry, handlers: HandlerRegistry,
+        sequencer: Sequencer, logger: Logger
+    ) throws(StartError) {
+        do {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), context: context, maxButtons: maxButtons)
+            _ = try config.apply(
+                registry: registry, handlers: handlers, sequencer: sequencer, dryRun: false, logger: logger, source: file)
+        } catch let error as ButtonsError {
+            // The words a PUT /api/v1/config would answer with, naming the field.
+            let field = error.details["field"].flatMap { if case .string(let f) = $0 { " (\(f))" } else { nil } } ?? ""
+            throw StartError(description: "invalid --config \(file): \(error.message)\(field)")
+        } catch let error as JSONParser.Failure {
+            throw StartError(description: "invalid --config \(file): not JSON: \(error.description)")
+        } catch {
+            throw StartError(description: "cannot read --config \(file): \(error)")
+        }
+    }
+
+    /// SIGHUP: applies `--config` again (a bad file is logged at warn and changes nothing)
+    /// and reloads the certificate when serving HTTPS.
+    public func reload() {
+        if let file = options.configFile {
+            do throws(StartError) {
+                try Self.applyConfig(
+                    file: file, context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 }),
+                    maxButtons: options.maxButtons, registry: registry, handlers: handlers, sequencer: sequencer, logger: logger)
+            } catch {
+                logger.log(.warn, "the config file was not applied; nothing changed", ["file": file, "error": error.description], force: true)
+            }
+        }
+        if options.usesTLS { _ = reloadTLS() }
     }
 }

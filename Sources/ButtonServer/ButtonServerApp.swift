@@ -94,9 +94,9 @@ public final class ButtonServerApp: Sendable {
         streams = StreamHub(maxStreams: options.http.maxStreams)
         try Self.load(
             options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer,
-            destinations: destinations.withLock { $0 })
+            destinations: destinations.withLock { $0 }, logger: logger)
         let api = try API(
-            options: options, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
+            options: options, logger: logger, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
             handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams)
         var router = api.makeRouter()
         Self.addOperationRoutes(to: &router, metrics: metrics, dispatcher: dispatcher, streams: streams, registry: registry, mqtt: mqtt, osc: self.osc)
@@ -255,6 +255,7 @@ extension ButtonServerApp {
 /// The parts the API's routes need; the route files extend it, one area each.
 struct API: Sendable {
     let options: ServeOptions
+    let logger: Logger
     let auth: Auth
     let registry: Registry
     let sequencer: Sequencer

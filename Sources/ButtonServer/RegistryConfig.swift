@@ -7,6 +7,7 @@ import FoundationEssentials
 import Platform
 import Dispatch
 import MicroHTTP
+import Logging
 
 /// The whole registry as one JSON document (`GET/PUT /api/v1/config`, `--config FILE`):
 /// buttons, sheets and handlers, never secrets.
@@ -14,6 +15,8 @@ struct RegistryConfig {
     var buttons: [ButtonDefinition] = []
     var sheets: [SheetDefinition] = []
     var handlers: [Handler] = []
+    /// Which handlers the document gave an id (the others are matched or made new).
+    var handlerHasID: [Bool] = []
 
     /// For the press token, handlers as `Viewer.press` shows them everywhere else.
     static func export(
@@ -31,6 +34,9 @@ struct RegistryConfig {
     /// The document read and every item validated; a handler exactly as its own route judges
     /// it (`Handler.create` with `context`: the scripts directory and the destination rules).
     static func parse(_ json: JSONValue, context: Handler.Context, maxButtons: Int = .max) throws(ButtonsError) -> RegistryConfig {
+        guard case .object = json else {
+            throw ButtonsError.invalid("$", "a config is a JSON object with buttons, sheets and handlers")
+        }
         var fields = try Fields(json)
         var config = RegistryConfig()
         let (listed, sheets, handlers) = (try fields.array("buttons"), try fields.array("sheets"), try fields.array("handlers"))
@@ -57,10 +63,10 @@ struct RegistryConfig {
                 throw Self.prefixed(error, "sheets[\(i)]")
             }
         }
+        try Self.unique(config.buttons.map(\.id), kind: "buttons")
+        try Self.unique(config.sheets.map(\.id), kind: "sheets")
         let buttonIDs = Set(config.buttons.map(\.id))
         let sheetOptions = Dictionary(config.sheets.map { ($0.id, $0.options.map(\.id)) }, uniquingKeysWith: { a, _ in a })
-        guard buttonIDs.count == config.buttons.count else { throw ButtonsError.invalid("buttons", "button ids must be unique") }
-        guard sheetOptions.count == config.sheets.count else { throw ButtonsError.invalid("sheets", "sheet ids must be unique") }
         for (i, item) in (handlers ?? []).enumerated() {
             do throws(ButtonsError) {
                 config.handlers.append(
@@ -68,7 +74,9 @@ struct RegistryConfig {
             } catch {
                 throw Self.prefixed(error, "handlers[\(i)]")
             }
+            if case .string? = item["id"] { config.handlerHasID.append(true) } else { config.handlerHasID.append(false) }
         }
+        try Self.unique(config.handlers.indices.filter { config.handlerHasID[$0] }.map { config.handlers[$0].id }, kind: "handlers")
         let perOwner = Dictionary(grouping: config.handlers, by: \.owner)
         if let (owner, list) = perOwner.first(where: { $0.value.count > HandlerRegistry.maxPerOwner }) {
             throw ButtonsError.invalid(
@@ -104,6 +112,17 @@ struct RegistryConfig {
         return handler
     }
 
+    /// 422 naming the second item of a kind that repeats an id (`buttons[3].id`).
+    private static func unique(_ ids: [String], kind: String) throws(ButtonsError) {
+        var seen: [String: Int] = [:]
+        for (index, id) in ids.enumerated() {
+            if let first = seen[id] {
+                throw ButtonsError.invalid("\(kind)[\(index)].id", "\(kind)[\(index)]: the id '\(id)' is already used by \(kind)[\(first)]")
+            }
+            seen[id] = index
+        }
+    }
+
     private static func prefixed(_ error: ButtonsError, _ prefix: String) -> ButtonsError {
         var error = error
         if case .string(let field)? = error.details["field"] { error.details["field"] = .string("\(prefix).\(field)") }
@@ -136,13 +155,6 @@ struct RegistryConfig {
         handlers.replaceAll(stored)
         return newSecrets
     }
-
-    /// `--config FILE` at start: adds what is missing, leaves what exists as it is.
-    func seed(registry: Registry, handlers: HandlerRegistry) throws(ButtonsError) {
-        for button in buttons where (try? registry.button(button.id)) == nil { _ = try registry.createButton(button) }
-        for sheet in sheets where (try? registry.sheet(sheet.id)) == nil { _ = try registry.createSheet(sheet) }
-        for handler in self.handlers where (try? handlers.get(handler.id)) == nil { _ = try handlers.add(handler) }
-    }
 }
 
 extension API {
@@ -153,12 +165,36 @@ extension API {
         router.get("/api/v1/config", access: .read()) { _, grant in
             .json(RegistryConfig.export(registry: registry, handlers: handlers, for: Viewer(grant)) { api.sees($0, grant) })
         }
-        router.put("/api/v1/config", access: .admin(.deployment)) { request, _ in
+        let logger = self.logger
+        router.put("/api/v1/config", query: ["dryRun"], access: .admin(.deployment)) { request, _ in
+            let dryRun = try Self.flag(request, "dryRun")
             let config = try RegistryConfig.parse(try request.json(maxDepth: 32), context: api.handlerContext(), maxButtons: maxButtons)
-            let secrets = try sequencer.exclusive { () throws(ButtonsError) in try config.replace(registry: registry, handlers: handlers) }
-            guard case .object(var object) = RegistryConfig.export(registry: registry, handlers: handlers) else { return .noContent }
-            object["secrets"] = .object(secrets.mapValues { .string($0) })
-            return .json(.object(object))
+            let (plan, secrets) = try config.apply(
+                registry: registry, handlers: handlers, sequencer: sequencer, dryRun: dryRun, logger: logger, source: "PUT /api/v1/config")
+            return .json(["applied": .bool(!dryRun), "plan": plan.json, "secrets": .object(secrets.mapValues { .string($0) })])
         }
+    }
+}
+
+extension RegistryConfig {
+    /// Plans this document against the registry and, unless `dryRun`, makes the registry the
+    /// document in one transaction, between batches; logs the plan's counts either way.
+    /// Returns the plan and the secrets of the webhooks it made.
+    func apply(
+        registry: Registry, handlers: HandlerRegistry, sequencer: Sequencer, dryRun: Bool, logger: Logger, source: String
+    ) throws(ButtonsError) -> (ConfigPlan, [String: String]) {
+        let document = self
+        let result = try sequencer.exclusive { () throws(ButtonsError) -> (ConfigPlan, [String: String]) in
+            var config = document
+            config.matchHandlers(to: handlers.all, given: config.handlerHasID)
+            let plan = config.plan(registry: registry, handlers: handlers)
+            if dryRun || plan.isEmpty { return (plan, [:]) }
+            return (plan, try config.replace(registry: registry, handlers: handlers))
+        }
+        logger.log(.info, dryRun ? "config planned" : "config applied") { line in
+            line.field("source", source)
+            for (key, value) in result.0.counts { line.field(key, value) }
+        }
+        return result
     }
 }

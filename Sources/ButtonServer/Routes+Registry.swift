@@ -15,6 +15,15 @@ extension API {
         return (try number("offset", 0...Int(Int32.max)) ?? 0, try number("limit", 1...maxLimit) ?? defaultLimit)
     }
 
+    /// A `?name=true|false` flag (absent: false); anything else is 422 naming it.
+    static func flag(_ request: Request, _ name: String) throws(ButtonsError) -> Bool {
+        switch request.query[name] {
+        case nil, "false", "0": return false
+        case "true", "1", "": return true
+        default: throw ButtonsError.invalid(name, "\(name) must be true or false")
+        }
+    }
+
     /// The routes one collection (buttons, sheets) has by id: create, read, update, delete.
     struct Collection<Slot: Sendable>: Sendable {
         /// `/api/v1/buttons`

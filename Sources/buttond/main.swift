@@ -26,8 +26,8 @@ case "serve":
         writeAll(2, ("buttond: \(error.description)\nTry 'buttond --help'.\n".utf8))
         exit(2)
     }
-    // SIGINT and SIGTERM stop, SIGHUP takes a renewed certificate without dropping a
-    // connection. Blocked before any thread exists and taken by `sigwait` below, so one sent
+    // SIGINT and SIGTERM stop, SIGHUP applies `--config` again and takes a renewed
+    // certificate without dropping a connection. Blocked before any thread exists and taken by `sigwait` below, so one sent
     // at any moment (right on the "listening" line, or before it) is never lost.
     let signals = [SIGINT, SIGTERM, SIGHUP]
     ProcessSignals.block(signals)
@@ -41,7 +41,7 @@ case "serve":
     }
     while true {
         if ProcessSignals.wait(signals) == SIGHUP {
-            _ = app.reloadTLS()
+            app.reload()
         } else {
             app.stop()
             exit(0)
