@@ -87,13 +87,20 @@ extension ClientCommand {
         return events.compactMap { if case .int(let seq)? = $0["seq"] { seq } else { nil } }
     }
 
-    /// The history as JSON lines; with `--follow`, then every new event as it comes.
+    /// The history as JSON lines; with `--follow`, then every new event as it comes (with
+    /// `--limit N`, the last N first, like `tail -n N -f`).
     static func events(_ invocation: Invocation, _ client: HTTPClient) throws -> Int32 {
         var query: [String] = []
         if let button = invocation.button { query.append("button=\(button)") }
         if let after = invocation.after { query.append("after=\(after)") }
         if invocation.follow {
-            guard invocation.limit == nil else { throw Usage(message: "--limit goes without --follow") }
+            if let limit = invocation.limit, invocation.after == nil {
+                // The last N, printed; then the stream from the newest of them on.
+                let recent = try client.get("/api/v1/events?" + (query + ["limit=\(limit)"]).joined(separator: "&"))
+                guard recent.status == 200 else { return report(recent) }
+                _ = report(recent)
+                if let last = seqs(recent).last { query.append("after=\(last)") }
+            }
             let path = "/api/v1/events/stream" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
             let status = try client.follow(path) { message in
                 guard message.event == nil, !message.comment else { return }  // registry changes are not events

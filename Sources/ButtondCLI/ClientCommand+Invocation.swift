@@ -14,6 +14,13 @@ extension ClientCommand {
         var after: Int64?
         var button: String?
         var limit: Int?
+        /// `config apply --yes`: apply deletions without asking.
+        var yes = false
+        var handler: String?
+        var status: String?
+        var role: String?
+        var groups: [String] = []
+        var expiresMs: Int64?
         var names: [String] = []
         /// The options given, to refuse one the command does not take.
         var given: [String] = []
@@ -45,6 +52,12 @@ extension ClientCommand {
                 case "--after": after = Int64(try Self.number(try value(), argument, "a sequence number"))
                 case "--button": button = try value()
                 case "--limit": limit = try Self.number(try value(), argument, "a count (1-1000)", in: 1...1000)
+                case "--yes", "-y": yes = true
+                case "--handler": handler = try value()
+                case "--status": status = try value()
+                case "--role": role = try value()
+                case "--group": groups.append(try value())
+                case "--expires": expiresMs = try Self.duration(try value(), argument)
                 case let other where other.hasPrefix("-") && other != "-": throw Usage(message: "unknown option '\(other)'")
                 case let name: names.append(name)
                 }
@@ -55,6 +68,15 @@ extension ClientCommand {
             }
         }
 
+        /// `90s`, `30m`, `12h`, `7d`, `2w` in milliseconds.
+        static func duration(_ text: String, _ option: String) throws -> Int64 {
+            let units: [Character: Int64] = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000]
+            guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count > 0,
+                count <= Int64.max / unit / 2
+            else { throw Usage(message: "\(option) takes a duration: a number and s, m, h, d or w (e.g. 12h, 30d)") }
+            return count * unit
+        }
+
         static func number(_ text: String, _ option: String, _ what: String, in range: ClosedRange<Int> = 0...Int.max) throws -> Int {
             guard let value = Int(text), range.contains(value) else { throw Usage(message: "\(option) takes \(what)") }
             return value
@@ -63,7 +85,7 @@ extension ClientCommand {
         /// Refuses an option another command takes but `command` does not.
         func allow(_ options: Set<String>, for command: String) throws {
             let common: Set<String> = ["--server", "--token", "--cacert"]
-            let aliases = ["-f": "--follow"]
+            let aliases = ["-f": "--follow", "-y": "--yes"]
             if let other = given.first(where: { !common.contains($0) && !options.contains(aliases[$0] ?? $0) }) {
                 throw Usage(message: "\(command) does not take \(other)")
             }

@@ -52,6 +52,11 @@ public enum ClientCommand {
         case "health":
             try invocation.noNames(for: command)
             return health(invocation, environment: environment)
+        case "config": return try config(invocation, client)
+        case "deliveries": return try deliveries(invocation, client)
+        case "redeliver": return try redeliver(invocation, client)
+        case "tokens": return try tokens(invocation, client)
+        case "token": return try token(invocation, client)
         default:
             throw Usage(message: "unknown command '\(command)'")
         }
@@ -60,6 +65,8 @@ public enum ClientCommand {
     /// The options each command takes beside `--server`, `--token` and `--cacert`.
     static let options: [String: Set<String>] = [
         "press": ["--hold", "--wait"], "down": [], "up": [], "input": [], "buttons": [], "health": [],
-        "events": ["--follow", "--after", "--button", "--limit"],
+        "events": ["--follow", "--after", "--button", "--limit"], "config": ["--yes"],
+        "deliveries": ["--handler", "--status", "--limit"], "redeliver": [], "tokens": [],
+        "token": ["--role", "--group", "--expires"],
     ]
 }

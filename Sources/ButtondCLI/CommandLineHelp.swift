@@ -13,6 +13,13 @@ public enum CommandLineHelp {
         ("buttons", "buttons", "lists the buttons: id, kind, label, group"),
         ("events", "events [--follow] [--after SEQ] [--button ID] [--limit N]", "the history (newest N, or after SEQ), then with --follow every new event"),
         ("health", "health", "does /healthz answer? (--server, else the server this environment configures on 127.0.0.1)"),
+        ("config", "config export [FILE] | diff FILE | apply FILE [--yes]",
+         "export: the registry as a JSON file (stdout without FILE); diff: what applying FILE would change (+ create, ~ change, - delete; exit 0 nothing, 1 something, 2 error); apply: makes the registry FILE and prints the plan (asks before deleting unless --yes; without a terminal, --yes is needed)"),
+        ("deliveries", "deliveries [--handler H] [--status S] [--limit N]", "the delivery log, newest first: id, status, attempts, event, source, handler, target"),
+        ("redeliver", "redeliver DID", "one more attempt of delivery DID now"),
+        ("tokens", "tokens", "the named tokens: name, role, groups, created, last used, expires (never a token)"),
+        ("token", "token make NAME --role read|press|admin [--group G]... [--expires DURATION] | token revoke NAME",
+         "make: a named token, printed this once (--expires 12h, 30d...); revoke: ends it and its streams at once"),
     ]
 
     /// `buttond COMMAND --help`; nil for a command with no help of its own.
