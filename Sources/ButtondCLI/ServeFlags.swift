@@ -84,7 +84,7 @@ extension ServeOptions {
         },
         Setting(
             flag: "config",
-            help: "JSON file (the shape of GET /api/v1/config) seeding buttons, sheets and handlers (a seeded webhook's secret: rotate-secret)"
+            help: "JSON file (the shape of GET /api/v1/config) the registry is made at start and on SIGHUP (a new webhook's secret: rotate-secret)"
         ) { o, v in o.configFile = v },
         Setting(flag: "retention", help: "events kept in the history (default 100000)") { o, v throws(UsageError) in
             o.retention = try int("retention", v, 100...100_000_000)
