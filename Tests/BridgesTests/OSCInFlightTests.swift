@@ -15,7 +15,7 @@ import Testing
         let entered = Self.enterOnAnotherThread(gate)
         #expect(gate.state.inFlight == 3 && gate.state.waits == 1)
         gate.leave()
-        #expect(waitUntil(5) { entered.isSet })
+        #expect(eventually(5) { entered.isSet })
         #expect(gate.state.inFlight == 3)
     }
 
@@ -24,7 +24,7 @@ import Testing
         gate.enter()
         let entered = Self.enterOnAnotherThread(gate)
         gate.close()
-        #expect(waitUntil(5) { entered.isSet })
+        #expect(eventually(5) { entered.isSet })
     }
 
     /// Calls `enter` on a thread of its own; the flag is set once it returned (checked: not within 0.2 s).

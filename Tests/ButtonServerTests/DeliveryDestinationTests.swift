@@ -2,6 +2,7 @@ import ButtonServer
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 import CurlHTTP
 
 /// The delivery log suite, continued: where a webhook may go, test and redeliver, restart.

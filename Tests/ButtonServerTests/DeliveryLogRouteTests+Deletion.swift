@@ -2,6 +2,7 @@ import ButtonServer
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 import CurlHTTP
 
 private final class StopFlag: @unchecked Sendable {  // `value` is guarded by `lock`

@@ -2,6 +2,7 @@ import ButtonServer
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 import CurlHTTP
 
 /// The delivery log as the API serves it (`/api/v1/deliveries`): listing, paging and filters,

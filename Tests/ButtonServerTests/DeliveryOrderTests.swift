@@ -2,6 +2,7 @@ import ButtonServer
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 import CurlHTTP
 
 /// The delivery log suite, continued: order per handler, shaping a request (method, body

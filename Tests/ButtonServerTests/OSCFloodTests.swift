@@ -24,7 +24,7 @@ import Bridges
         for _ in 0..<(4 * OSCBridge.maxInFlight) { socket.send(press, to: port) }
         #expect(try server.client.get("/healthz").status == 200)
         var text = ""
-        #expect(waitUntil(30) {
+        #expect(eventually(30) {
             text = (try? server.client.get("/metrics").text) ?? ""
             guard let read = Self.value(text, "buttond_osc_messages_in_total"), read > 0 else { return false }
             return Self.value(text, #"buttond_control_events_total{type="touch-down"}"#) == read

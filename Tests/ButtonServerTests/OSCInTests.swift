@@ -20,7 +20,7 @@ import Testing
 
     func types(_ server: TestServer, count: Int) throws -> [String] {
         var types: [String] = []
-        _ = waitUntil {
+        _ = eventually {
             types = (try? TestServer.types(server.client.get("/api/v1/events?limit=100"))) ?? []
             return types.count >= count
         }
@@ -48,11 +48,11 @@ import Testing
         #expect(try types(server, count: 3).prefix(3) == ["touch-down", "touch-up-inside", "tap"])
         let t = Int64(Date().timeIntervalSince1970 * 1000) + 1000
         try oscsend(port, "/buttond/button/door/down", "h", String(t))
-        #expect(waitUntil { (try? server.client.get("/api/v1/events?limit=100").text.contains(#""t":\#(t)"#)) == true })
+        #expect(eventually { (try? server.client.get("/api/v1/events?limit=100").text.contains(#""t":\#(t)"#)) == true })
         try oscsend(port, "/buttond/button/lamp/face", "i", "1")
-        #expect(waitUntil { (try? server.client.get("/api/v1/buttons/lamp").json["state"]?["face"]) == .int(1) })
+        #expect(eventually { (try? server.client.get("/api/v1/buttons/lamp").json["state"]?["face"]) == .int(1) })
         try oscsend(port, "/buttond/sheet/show/choose", "s", "b")
-        #expect(waitUntil { (try? server.client.get("/api/v1/events?limit=100").text.contains(#""option":"b""#)) == true })
+        #expect(eventually { (try? server.client.get("/api/v1/events?limit=100").text.contains(#""option":"b""#)) == true })
     }
 
     @Test func anUnknownButtonIsAnsweredAndNothingStored() throws {
@@ -72,7 +72,7 @@ import Testing
         let (server, port) = try server(allow: ["10.0.0.0/8"])
         defer { server.stop() }
         try oscsend(port, "/buttond/button/door/press")
-        #expect(waitUntil { (try? server.client.get("/metrics").text.contains(#"buttond_osc_dropped_total{reason="sender"} 1"#)) == true })
+        #expect(eventually { (try? server.client.get("/metrics").text.contains(#"buttond_osc_dropped_total{reason="sender"} 1"#)) == true })
         #expect(try server.client.get("/api/v1/events?limit=10").json["events"] == .array([]))
     }
 
@@ -95,7 +95,7 @@ import Testing
             if round % 500 == 0 { usleep(2_000) }  // the kernel's buffer is not what is tested
         }
         #expect(try server.client.get("/healthz").status == 200)
-        #expect(waitUntil {
+        #expect(eventually {
             (try? server.client.get("/metrics").text.contains(#"buttond_osc_dropped_total{reason="malformed"} \#(malformed)"#)) == true
         })
     }
@@ -108,7 +108,7 @@ import Testing
         defer { server.stop() }
         _ = try server.createButton(#"{"id": "lamp", "kind": "toggle"}"#)
         try oscsend(port, "/buttond/button/lamp/face", "i", "1")
-        #expect(waitUntil { dump.lines.contains("/buttond/button/lamp/face i 1") })
+        #expect(eventually { dump.lines.contains("/buttond/button/lamp/face i 1") })
         #expect(dump.lines.contains(#"/buttond/button/lamp/event s "toggle""#))
     }
 }

@@ -50,7 +50,7 @@ import Testing
         server = try ServerProcess(dataDir: dir)
         defer { server.stop() }
         try choose(server, Self.options.suffix(10))
-        #expect(waitUntil { Self.inOrder(dump.lines).count >= 20 })
+        #expect(eventually { Self.inOrder(dump.lines).count >= 20 })
         #expect(Self.inOrder(dump.lines) == Self.expected(Self.options))
         // The last message has arrived; its attempt is recorded a moment later, by the log's writer.
         let newestOutcome = { () -> String in
@@ -58,7 +58,7 @@ import Testing
             guard case .array(let rows)? = log else { return "no deliveries" }
             return rows.first?["outcome"]?.string ?? "none yet"
         }
-        #expect(waitUntil { newestOutcome() == "ok" }, "the newest delivery's outcome: \(newestOutcome())")
+        #expect(eventually { newestOutcome() == "ok" }, "the newest delivery's outcome: \(newestOutcome())")
     }
 
     @Test func tcpDelivers() throws {
@@ -69,7 +69,7 @@ import Testing
         defer { server.stop() }
         try showWithHandler(server, url: "osc.tcp://127.0.0.1:\(port)")
         try choose(server, Self.options.prefix(5))
-        #expect(waitUntil { dump.lines.count >= 5 })
+        #expect(eventually { dump.lines.count >= 5 })
         #expect(dump.lines == Self.expected(Self.options.prefix(5)))
     }
 
@@ -80,7 +80,7 @@ import Testing
         defer { server.stop() }
         try showWithHandler(server, url: "osc.tcp://127.0.0.1:\(receiver.port)", slip: true)
         try choose(server, Self.options.prefix(3))
-        #expect(waitUntil { receiver.messages.count >= 3 })
+        #expect(eventually { receiver.messages.count >= 3 })
         #expect(receiver.messages.map(\.address) == ["/cue/o0/start", "/cue/o1/start", "/cue/o2/start"])
         #expect(receiver.messages.first?.arguments == [.int32(0), .string("show"), .float(1.5)])
     }
@@ -114,6 +114,6 @@ import Testing
             #"{"on": ["tap"], "osc": {"url": "osc.udp://127.0.0.1:\#(port)", "address": "/go/{button}", "args": [{"type": "T"}]}}"#)
         guard case .string(let id)? = created.json["id"] else { Issue.record("\(created.text)"); return }
         #expect(try server.post("/api/v1/handlers/\(id)/test").status < 300)
-        #expect(waitUntil { dump.lines.contains("/go/door T #T") })
+        #expect(eventually { dump.lines.contains("/go/door T #T") })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 import CurlHTTP
 
 /// What the panel builds on (SPEC §3, §7): look fields, icons, registry changes on the stream,

@@ -2,6 +2,7 @@ import ButtonServer
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 import CurlHTTP
 
 /// The delivery log suite, continued: what the press token sees of handlers and deliveries

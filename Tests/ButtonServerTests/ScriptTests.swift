@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTP
 import Testing
+import TestSupport
 
 @Suite("Script handlers run for real")
 struct ScriptTests {

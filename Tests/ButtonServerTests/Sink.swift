@@ -107,14 +107,3 @@ final class Sink: @unchecked Sendable {  // fields are set once in init
     // Foundation's waitUntilExit can hang off the main thread on Linux; a kill is enough.
     deinit { kill(process.processIdentifier, SIGKILL) }
 }
-
-/// Polls the server (bounded) until `condition` holds.
-func eventually<T>(seconds: Double = 15, _ probe: () throws -> T, until condition: (T) -> Bool) rethrows -> T {
-    let deadline = Date().addingTimeInterval(seconds)
-    var value = try probe()
-    while !condition(value) && Date() < deadline {
-        usleep(20_000)
-        value = try probe()
-    }
-    return value
-}

@@ -2,6 +2,7 @@ import ButtonStore
 import Delivery
 import Foundation
 import Testing
+import TestSupport
 
 /// The dispatcher with fake senders: what it decides (order, limits, retries, disabling)
 /// without a socket or a process.

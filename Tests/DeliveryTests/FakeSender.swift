@@ -122,13 +122,3 @@ final class DispatcherHarness: @unchecked Sendable {  // `decisions` is guarded 
 
     func decisions(_ id: Int64) -> [DeliveryPolicy.Decision] { lock.withLock { $0[id] ?? [] } }
 }
-
-/// Waits up to `seconds` for `done`.
-func eventually(within seconds: Double = 5, _ done: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !done() {
-        if Date() > deadline { return false }
-        usleep(2_000)
-    }
-    return true
-}

@@ -29,7 +29,7 @@ struct WebhookSenderTests {
         for row in rows {
             sender.send([row]) { answer in results.withLock { $0[row.id] = answer[0] } }
         }
-        _ = eventually(within: 20) { results.withLock { $0.count } == rows.count }
+        _ = eventually(20) { results.withLock { $0.count } == rows.count }
         return results.withLock { $0 }
     }
 

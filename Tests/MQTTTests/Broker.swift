@@ -1,20 +1,11 @@
 import Foundation
+import TestSupport
 import Platform
 import MQTT
 import Synchronization
 import Testing
 
 // The tests' helpers: a real mosquitto broker on a free port, waits, inboxes.
-
-/// Polls `condition` every 20 ms for at most `seconds`.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-    return true
-}
 
 /// A count shared with callbacks on the network thread.
 final class Tally: Sendable {

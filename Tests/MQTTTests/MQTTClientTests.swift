@@ -3,6 +3,7 @@ import Platform
 import MQTT
 import Synchronization
 import Testing
+import TestSupport
 
 typealias Message = MQTTClient.Message
 
