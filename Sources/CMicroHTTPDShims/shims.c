@@ -214,10 +214,30 @@ void bd_request_read(struct MHD_Connection *connection) { set_waiting(connection
 void bd_request_ended(struct MHD_Connection *connection) { set_waiting(connection, 1); }
 
 /* Framing (RFC 9112 §6.3, SPEC §6): what a careful server refuses, checked once per request
-   over the headers as libmicrohttpd received them (every one, duplicates included). */
+   over the headers as libmicrohttpd received them (every one, duplicates included).
+
+   libmicrohttpd 0.9.75 parses the head in place in its read buffer: every CR and LF that ends
+   a line becomes a NUL, and the colon after a name too; a key and a value are pointers into
+   that buffer. So some leniencies cannot be seen in the values it hands over (found with raw
+   sockets against this version; MHD_OPTION_STRICT_FOR_CLIENT changes none of them):
+   - a NUL in a value ends its C string: "a\0b" is handed over as "a";
+   - an obs-folded line ("X: a\r\n b") is joined: the key is copied elsewhere (as "Xb");
+   - a line ended by a bare LF is taken as a line.
+   A bare CR and other control bytes stay in the value and are seen there. The others are
+   found by walking the buffer: each header's key must start where the line before it ended,
+   and each line (the request line's included) must end in exactly two NULs, its CR and LF,
+   up to the head's end (MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE after the method, the
+   buffer's first byte). A NUL inside a value leaves a byte that is not a NUL after its end or
+   shifts where the next line starts; a folded key is not in the buffer at all; a bare LF
+   leaves one NUL. Clients (curl, browsers, every HTTP library) end lines with CRLF, which the
+   RFC requires of them; a recipient MAY accept a bare LF, and this one does not. */
 struct framing_scan {
-    unsigned int content_lengths, transfer_encodings, hosts;
-    int bad_name, bad_coding;
+    unsigned int content_lengths, transfer_encodings, hosts, origins;
+    int bad_name, bad_coding, bad_value;
+    /* The layout walk: where the next header line must start, the head's end, and whether a
+       line broke the layout (NUL, fold, bare LF). `next` is NULL when the head is not known. */
+    const char *next, *end;
+    int bad_line;
 };
 
 /* RFC 9110 tchar: a visible ASCII character other than a separator. */
@@ -233,6 +253,31 @@ static int is_token_char(unsigned char c) {
 
 static int equals_ignoring_case(const char *a, const char *b) { return strcasecmp(a, b) == 0; }
 
+/* A line's end as libmicrohttpd leaves it: its CR and LF, both made NULs, inside the head. */
+static int crlf_at(const char *p, const char *end) { return p + 2 <= end && p[0] == '\0' && p[1] == '\0'; }
+
+/* Checks that the header (key, value) lies where the walk expects its line, and moves on. */
+static void walk_line(struct framing_scan *scan, const char *key, const char *value, size_t key_length) {
+    if (scan->next == NULL || scan->bad_line) return;
+    if (key != scan->next || value == NULL || value < key + key_length + 1 || value > scan->end) {
+        scan->bad_line = 1;
+        return;
+    }
+    /* Between the colon (a NUL now) and the value: the optional whitespace it skipped. */
+    for (const char *c = key + key_length + 1; c < value; c++) {
+        if (*c != ' ' && *c != '\t') {
+            scan->bad_line = 1;
+            return;
+        }
+    }
+    const char *value_end = value + strlen(value);
+    if (!crlf_at(value_end, scan->end)) {
+        scan->bad_line = 1;
+        return;
+    }
+    scan->next = value_end + 2;
+}
+
 static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
     (void)kind;
     struct framing_scan *scan = cls;
@@ -242,7 +287,14 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
         if (!is_token_char(*c)) scan->bad_name = 1;
     }
     if (length == 0) scan->bad_name = 1;
-    /* Compared only when the length can match: most headers are none of the three. */
+    /* RFC 9110 §5.5: a field value holds no control byte but HTAB (obs-text, 0x80 and up, may). */
+    if (value != NULL) {
+        for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
+            if ((*c < 0x20 && *c != '\t') || *c == 0x7f) scan->bad_value = 1;
+        }
+    }
+    walk_line(scan, key, value, length);
+    /* Compared only when the length can match: most headers are none of these. */
     if (length == 14 && equals_ignoring_case(key, "Content-Length")) {
         scan->content_lengths++;
     } else if (length == 17 && equals_ignoring_case(key, "Transfer-Encoding")) {
@@ -250,19 +302,37 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
         if (value == NULL || !equals_ignoring_case(value, "chunked")) scan->bad_coding = 1;
     } else if (length == 4 && equals_ignoring_case(key, "Host")) {
         scan->hosts++;
+    } else if (length == 6 && equals_ignoring_case(key, "Origin")) {
+        scan->origins++;
     }
     return MHD_YES;
 }
 
-int bd_framing_problem(struct MHD_Connection *connection, const char *version) {
+int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version) {
     struct framing_scan scan = {0};
+    const union MHD_ConnectionInfo *size = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (method != NULL && version != NULL && size != NULL && size->header_size > 0) {
+        scan.end = method + size->header_size;
+        const char *line_end = version + strlen(version);
+        if (version < method || !crlf_at(line_end, scan.end)) return BD_FRAMING_LINE;
+        scan.next = line_end + 2;
+    }
     MHD_get_connection_values(connection, MHD_HEADER_KIND, scan_header, &scan);
+    /* After the last header, the empty line that ends the head, and nothing else. */
+    if (scan.next != NULL && !scan.bad_line && !(crlf_at(scan.next, scan.end) && scan.next + 2 == scan.end)) scan.bad_line = 1;
     if (scan.bad_name) return BD_FRAMING_HEADER_NAME;
+    if (scan.bad_value) return BD_FRAMING_HEADER_VALUE;
+    if (scan.bad_line) return BD_FRAMING_LINE;
     if (scan.content_lengths > 1) return BD_FRAMING_TWO_LENGTHS;
     if (scan.content_lengths > 0 && scan.transfer_encodings > 0) return BD_FRAMING_LENGTH_AND_CODING;
     if (scan.transfer_encodings > 1 || scan.bad_coding) return BD_FRAMING_CODING;
     int http11 = version != NULL && strcmp(version, "HTTP/1.0") != 0;
+    /* HTTP/1.0 has no transfer codings (RFC 9112 §6.1): its body ends where the connection
+       does, and a proxy that reads the chunks would see a different request than this. */
+    if (!http11 && scan.transfer_encodings > 0) return BD_FRAMING_CODING_ON_HTTP10;
+    if (scan.hosts > 1) return BD_FRAMING_TWO_HOSTS;
     if (http11 && scan.hosts != 1) return BD_FRAMING_HOST;
+    if (scan.origins > 1) return BD_FRAMING_TWO_ORIGINS;
     return BD_FRAMING_OK;
 }
 

@@ -63,8 +63,15 @@ enum {
     BD_FRAMING_LENGTH_AND_CODING,  /* Content-Length together with Transfer-Encoding */
     BD_FRAMING_CODING,             /* a transfer coding other than exactly "chunked" */
     BD_FRAMING_HOST,               /* an HTTP/1.1 request without exactly one Host */
+    BD_FRAMING_HEADER_VALUE,       /* a control byte (other than HTAB) in a header's value: a bare CR, say */
+    BD_FRAMING_LINE,               /* a line not ended by CRLF, a NUL in a header line, or an obs-folded line */
+    BD_FRAMING_CODING_ON_HTTP10,   /* Transfer-Encoding on an HTTP/1.0 request */
+    BD_FRAMING_TWO_HOSTS,          /* more than one Host, in any version */
+    BD_FRAMING_TWO_ORIGINS,        /* more than one Origin */
 };
-int bd_framing_problem(struct MHD_Connection *connection, const char *version);
+/// `method` and `version` are the access handler's: pointers into libmicrohttpd's read buffer,
+/// where the head's layout is checked (see shims.c).
+int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version);
 
 /// The request's headers as "name\0value\0" for each, names lower-cased (ASCII), in the
 /// order they arrived, written to out when they fit in capacity. Returns the bytes they take
