@@ -98,7 +98,8 @@ public final class ButtonServerApp: Sendable {
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(
-            configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(metrics: metrics, logger: logger))
+            configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(metrics: metrics, logger: logger),
+            onConnectionRefused: Self.refusalObserver(metrics: metrics, logger: logger))
     }
 
     /// One long-lived part: what starts it and what stops it.

@@ -93,13 +93,6 @@ private func queue(_ response: Response, on connection: OpaquePointer, context: 
     return result
 }
 
-private func remoteAddress(_ connection: OpaquePointer) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-        bd_connection_client_address(connection, buffer.baseAddress!, buffer.count)
-        return String(cString: buffer.baseAddress!)
-    }
-}
-
 private func answer(
     _ response: Response, route: String, method: String, path: String,
     context: RequestContext, connection: OpaquePointer, server: HTTPServer
@@ -116,7 +109,7 @@ private func answer(
     server.record(
         RequestRecord(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
-            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : "", access: context.access))
+            remoteAddress: server.configuration.recordsRemoteAddress ? server.clientAddress(connection) : "", access: context.access))
     return result
 }
 
@@ -195,7 +188,9 @@ let accessHandler: MHD_AccessHandlerCallback = {
         let context = RequestContext()
         context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        if let refusal = marker.map({ uriRefusal($0, server: server) }) ?? framingRefusal(connection, method, version) {
+        if let refusal = server.connectionRefusal(connection) ?? marker.map({ uriRefusal($0, server: server) })
+            ?? framingRefusal(connection, method, version)
+        {
             var response = refusal.response
             response.headers.append(("Connection", "close"))
             return answer(

@@ -77,8 +77,10 @@ public struct RequestGate: Sendable {
             let rest = bytes.dropFirst(9)
             guard let colon = rest.first else { return true }
             let port = rest.dropFirst()
+            // Five digits compare as text with the largest port, so 99999 is not one.
             return colon == UInt8(ascii: ":") && !port.isEmpty && port.count <= 5
                 && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                && (port.count < 5 || !"65535".utf8.lexicographicallyPrecedes(port))
         }
     }
 
