@@ -256,7 +256,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
     if let repeated {
         let refusal = HTTPError(
             400, code: "duplicate_parameter", message: "the query parameter '\(repeated)' is given more than once",
-            details: ["field": .string(repeated)])
+            details: ["parameter": .string(repeated)])
         var response = refusal.response
         response.headers.append(("Connection", "close"))
         return answer(

@@ -111,7 +111,7 @@ def test_a_repeated_query_parameter_is_400_duplicate_parameter(server, query):
     head = f"GET /api/v1/buttons?{query} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
     reply = _refused_and_nothing_behind_it_ran(server, head, 400, "duplicate_parameter")
     name = query.split("&")[-1].split("=")[0]
-    assert reply.error()["field"] == name
+    assert reply.error()["parameter"] == name
     assert f"'{name}'" in reply.error()["message"]
 
 
