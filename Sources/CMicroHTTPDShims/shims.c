@@ -252,7 +252,9 @@ static void *watchdog(void *arg) {
         pthread_mutex_lock(&watch_lock);
         for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
             unsigned int deadline = w->group->deadline_ms;
-            if ((w->group->admitted >= w->group->crowded_at || w->refused) && (deadline == 0 || deadline > CROWDED_DEADLINE_MS)) {
+            if (w->refused) {
+                deadline = CROWDED_DEADLINE_MS; /* over a limit: its request comes now or never */
+            } else if (deadline > CROWDED_DEADLINE_MS && w->group->admitted >= w->group->crowded_at) {
                 deadline = CROWDED_DEADLINE_MS;
             }
             if (deadline != 0 && w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)deadline) {
