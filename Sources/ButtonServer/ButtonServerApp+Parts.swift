@@ -67,6 +67,20 @@ extension ButtonServerApp {
         }
     }
 
+    /// After every connection answered 503 for a connection limit: counted, and logged at
+    /// most once a second per address (SPEC §6: never dropped in silence).
+    static func refusalObserver(metrics: Metrics, logger: Logger) -> @Sendable (ConnectionRefusal) -> Void {
+        { refusal in
+            metrics.connectionRefused(refusal.reason.rawValue)
+            guard refusal.shouldLog else { return }
+            logger.log(.warn, "connection refused: too many connections") { line in
+                line.field("remote", refusal.address)
+                line.field("limit", refusal.reason == .perAddress ? "max-connections-per-ip" : "max-connections")
+                line.field("max", String(refusal.limit))
+            }
+        }
+    }
+
     /// After every request: metrics (refusals of input counted by reason) and, at info, a log line.
     /// `inputRoutes`: the patterns of the routes that take input (declared with the press role).
     static func requestObserver(metrics: Metrics, logger: Logger, inputRoutes: Set<String>) -> @Sendable (RequestRecord) -> Void {

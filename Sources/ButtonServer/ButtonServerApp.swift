@@ -103,9 +103,11 @@ public final class ButtonServerApp: Sendable {
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(
-            configuration: http, router: router, streams: streams, onRequest: Self.requestObserver(
+            configuration: http, router: router, streams: streams,
+            onRequest: Self.requestObserver(
                 metrics: metrics, logger: logger,
-                inputRoutes: Set(routeTable.filter { $0.access.role == .press }.map(\.pattern))))
+                inputRoutes: Set(routeTable.filter { $0.access.role == .press }.map(\.pattern))),
+            onConnectionRefused: Self.refusalObserver(metrics: metrics, logger: logger))
     }
 
     /// One long-lived part: what starts it and what stops it.

@@ -44,6 +44,7 @@ final class Metrics: CommitObserver {
         var deliveryDuration = Histogram()
         var commits: UInt64 = 0
         var committedCalls: UInt64 = 0
+        var connectionsRefused: [String: UInt64] = [:]
     }
 
     private let state = Locked(State())
@@ -96,6 +97,9 @@ final class Metrics: CommitObserver {
         }
     }
 
+    /// A connection over a connection limit, answered 503 (`reason`: `total` or `per_address`).
+    func connectionRefused(_ reason: String) { state.withLock { $0.connectionsRefused[reason, default: 0] += 1 } }
+
     func rejected(_ reason: String) { state.withLock { $0.rejected[reason, default: 0] += 1 } }
 
     func delivery(kind: String, outcome: String, seconds: Double) {
@@ -145,6 +149,10 @@ final class Metrics: CommitObserver {
         text.family(
             "buttond_log_commits_total", .counter, "SQLite transactions of the event log (one per sequencer batch).", s.commits)
         text.family("buttond_log_commit_calls_total", .counter, "Calls whose events those transactions carried.", s.committedCalls)
+        text.family(
+            "buttond_connections_refused_total", .counter,
+            "Connections answered 503 for being over --max-connections (total) or --max-connections-per-ip (per_address).",
+            samples: ["per_address", "total"].map { ("reason=\"\($0)\"", "\(s.connectionsRefused[$0, default: 0])") })
         text.family("buttond_outbox_depth", .gauge, "Deliveries pending or in flight.", outboxDepth)
         text.family("buttond_deliveries_dropped_total", .counter, "Unfinished deliveries dropped with their handler.", droppedDeliveries)
         text.family("buttond_sse_streams", .gauge, "Open event streams.", openStreams)

@@ -145,11 +145,22 @@ extension ServeOptions {
         Setting(flag: "threads", help: "HTTP worker threads (default 4)") { o, v throws(UsageError) in
             o.http.threads = try int("threads", v, 1...256)
         },
-        Setting(flag: "max-connections", help: "open connections at most (default 1000)") { o, v throws(UsageError) in
+        Setting(flag: "max-connections", help: "open connections at most; more are answered 503 (default 1000)") { o, v throws(UsageError) in
             o.http.connectionLimit = try int("max-connections", v, 1...100_000)
         },
-        Setting(flag: "max-connections-per-ip", help: "open connections from one address (default 64)") { o, v throws(UsageError) in
+        Setting(flag: "max-connections-per-ip", help: "open connections from one address; more are answered 503 (default 64)") { o, v throws(UsageError) in
             o.http.perIPConnectionLimit = try int("max-connections-per-ip", v, 1...100_000)
+        },
+        Setting(
+            flag: "trusted-proxy",
+            help: "a reverse proxy's address or CIDR: no per-address limit, its X-Forwarded-For is the logged client (repeatable)"
+        ) { o, v throws(UsageError) in
+            for text in list(v) {
+                guard let range = AddressRange(text) else {
+                    throw UsageError(description: "--trusted-proxy takes an address or a CIDR (10.0.0.0/8, ::1/128), not '\(text)'")
+                }
+                o.http.trustedProxies.append(range)
+            }
         },
         Setting(flag: "idle-timeout", help: "seconds before an idle connection is closed (default 30)") { o, v throws(UsageError) in
             o.http.idleTimeoutSeconds = try int("idle-timeout", v, 1...86_400)

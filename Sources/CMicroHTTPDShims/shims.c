@@ -98,11 +98,35 @@ static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *con
    from the moment its last request ended, until the request has been read whole; one that
    takes longer than the deadline is shut down (libmicrohttpd then closes it). When the server
    is three quarters full the deadline is short, so slow clients cannot keep new ones out. */
-/* One daemon's connections: their deadline, and how many are open (under watch_lock). */
-struct bd_watch_group {
-    unsigned int deadline_ms;
-    unsigned int crowded_at; /* from this many open connections the deadline is short */
+/* One daemon's connections: their deadline, how many are open, and the limits on them (all
+   under watch_lock).
+
+   The connection limits are kept here, not by libmicrohttpd: its MHD_OPTION_CONNECTION_LIMIT
+   and MHD_OPTION_PER_IP_CONNECTION_LIMIT close a connection over them at once, with no answer,
+   no log line and no count (SPEC §6: never dropped in silence). So libmicrohttpd is given room
+   for twice the connection limit and no per-address limit; a connection over ours is accepted,
+   marked `refused`, answered 503 by the access handler when its request comes, and given the
+   short deadline if it sends none. A refused connection takes no place in the counts, so it
+   never keeps an admitted one out. */
+#define ADDRESS_BUCKETS 256
+
+/* How many admitted connections one address has open. */
+struct address_count {
+    struct address_count *next;
+    unsigned char address[16];
     unsigned int count;
+};
+
+struct bd_watch_group {
+    unsigned int deadline_ms;  /* 0: no deadline for a whole request */
+    unsigned int crowded_at;   /* from this many admitted connections the deadline is short */
+    unsigned int count;        /* open, refused ones included */
+    unsigned int admitted;     /* open and not refused */
+    unsigned int connection_limit;
+    unsigned int per_address_limit; /* 0: none */
+    unsigned char *trusted;    /* trusted_count ranges of 17 bytes: an address (16), a prefix length */
+    unsigned int trusted_count;
+    struct address_count *addresses[ADDRESS_BUCKETS];
 };
 
 struct bd_watch {
@@ -111,7 +135,93 @@ struct bd_watch {
     int64_t waiting_since_ms; /* 0: a request is being handled (or the connection is a stream) */
     uint64_t idle_bytes;      /* what the socket had received when its last request ended */
     struct bd_watch_group *group;
+    unsigned char address[16]; /* the peer, IPv4 as IPv4-mapped IPv6 */
+    int known_address;
+    int trusted;               /* the peer is a trusted proxy: no per-address limit */
+    int refused;               /* BD_REFUSED_*: over a limit, answered 503 */
 };
+
+/* The peer's address as 16 bytes (IPv4 mapped into IPv6); 0 when it has none. */
+static int peer_address(struct MHD_Connection *connection, unsigned char out[16]) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET) {
+        memset(out, 0, 10);
+        out[10] = out[11] = 0xff;
+        memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+        return 1;
+    }
+    if (sa->sa_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+        return 1;
+    }
+    return 0;
+}
+
+static int in_range(const unsigned char *range, const unsigned char address[16]) {
+    unsigned int bits = range[16];
+    for (unsigned int i = 0; i < 16 && bits > 0; i++, bits = bits >= 8 ? bits - 8 : 0) {
+        unsigned char mask = bits >= 8 ? 0xff : (unsigned char)(0xff << (8 - bits));
+        if ((range[i] & mask) != (address[i] & mask)) return 0;
+    }
+    return 1;
+}
+
+static int is_trusted(const struct bd_watch_group *group, const unsigned char address[16]) {
+    for (unsigned int i = 0; i < group->trusted_count; i++) {
+        if (in_range(group->trusted + 17 * i, address)) return 1;
+    }
+    return 0;
+}
+
+static struct address_count **address_slot(struct bd_watch_group *group, const unsigned char address[16]) {
+    unsigned int hash = 2166136261u;
+    for (int i = 0; i < 16; i++) hash = (hash ^ address[i]) * 16777619u;
+    struct address_count **slot = &group->addresses[hash % ADDRESS_BUCKETS];
+    while (*slot != NULL && memcmp((*slot)->address, address, 16) != 0) slot = &(*slot)->next;
+    return slot;
+}
+
+/* Decides, as a connection opens, whether it is over a limit; counts it if it is not. */
+static void admit(struct bd_watch_group *group, struct bd_watch *w) {
+    group->count++;
+    if (group->admitted >= group->connection_limit) {
+        w->refused = BD_REFUSED_TOTAL;
+        return;
+    }
+    if (w->known_address && !w->trusted && group->per_address_limit > 0) {
+        struct address_count **slot = address_slot(group, w->address);
+        if (*slot == NULL) {
+            *slot = calloc(1, sizeof **slot);
+            if (*slot == NULL) {
+                w->refused = BD_REFUSED_TOTAL;
+                return;
+            }
+            memcpy((*slot)->address, w->address, 16);
+        }
+        if ((*slot)->count >= group->per_address_limit) {
+            w->refused = BD_REFUSED_PER_ADDRESS;
+            return;
+        }
+        (*slot)->count++;
+    }
+    group->admitted++;
+}
+
+static void release(struct bd_watch_group *group, struct bd_watch *w) {
+    group->count--;
+    if (w->refused) return;
+    group->admitted--;
+    if (w->known_address && !w->trusted && group->per_address_limit > 0) {
+        struct address_count **slot = address_slot(group, w->address);
+        if (*slot != NULL && --(*slot)->count == 0) {
+            struct address_count *gone = *slot;
+            *slot = gone->next;
+            free(gone);
+        }
+    }
+}
 
 /* Bytes the socket has received (0 if the kernel cannot say): more than when its last request
    ended means a new request has begun, though libmicrohttpd has not seen all its head yet. */
@@ -142,8 +252,12 @@ static void *watchdog(void *arg) {
         pthread_mutex_lock(&watch_lock);
         for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
             unsigned int deadline = w->group->deadline_ms;
-            if (w->group->count >= w->group->crowded_at && deadline > CROWDED_DEADLINE_MS) deadline = CROWDED_DEADLINE_MS;
-            if (w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)deadline) {
+            if (w->refused) {
+                deadline = CROWDED_DEADLINE_MS; /* over a limit: its request comes now or never */
+            } else if (deadline > CROWDED_DEADLINE_MS && w->group->admitted >= w->group->crowded_at) {
+                deadline = CROWDED_DEADLINE_MS;
+            }
+            if (deadline != 0 && w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)deadline) {
                 /* Under the lock: libmicrohttpd reports the close (which takes it) before it
                    closes the descriptor, so this is still that connection's socket. */
                 shutdown(w->fd, SHUT_RDWR);
@@ -178,11 +292,13 @@ static void bd_notify_connection(void *cls, struct MHD_Connection *connection, v
         w->fd = info->connect_fd;
         w->group = group;
         w->waiting_since_ms = monotonic_ms();
+        w->known_address = peer_address(connection, w->address);
+        w->trusted = w->known_address && is_trusted(group, w->address);
         pthread_mutex_lock(&watch_lock);
         w->next = watch_head;
         if (watch_head != NULL) watch_head->prev = w;
         watch_head = w;
-        group->count++;
+        admit(group, w);
         pthread_mutex_unlock(&watch_lock);
         *socket_context = w;
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
@@ -191,7 +307,7 @@ static void bd_notify_connection(void *cls, struct MHD_Connection *connection, v
         pthread_mutex_lock(&watch_lock);
         if (w->prev != NULL) w->prev->next = w->next; else watch_head = w->next;
         if (w->next != NULL) w->next->prev = w->prev;
-        w->group->count--;
+        release(w->group, w);
         pthread_mutex_unlock(&watch_lock);
         free(w);
         *socket_context = NULL;
@@ -209,15 +325,50 @@ static void set_waiting(struct MHD_Connection *connection, int waiting) {
     pthread_mutex_unlock(&watch_lock);
 }
 
+static struct bd_watch *watch_of(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+int bd_connection_refused(struct MHD_Connection *connection) {
+    struct bd_watch *w = watch_of(connection);
+    return w == NULL ? BD_REFUSED_NONE : w->refused;
+}
+
+int bd_connection_trusted(struct MHD_Connection *connection) {
+    struct bd_watch *w = watch_of(connection);
+    return w != NULL && w->trusted;
+}
+
 void bd_request_read(struct MHD_Connection *connection) { set_waiting(connection, 0); }
 
 void bd_request_ended(struct MHD_Connection *connection) { set_waiting(connection, 1); }
 
 /* Framing (RFC 9112 §6.3, SPEC §6): what a careful server refuses, checked once per request
-   over the headers as libmicrohttpd received them (every one, duplicates included). */
+   over the headers as libmicrohttpd received them (every one, duplicates included).
+
+   libmicrohttpd 0.9.75 parses the head in place in its read buffer: every CR and LF that ends
+   a line becomes a NUL, and the colon after a name too; a key and a value are pointers into
+   that buffer. So some leniencies cannot be seen in the values it hands over (found with raw
+   sockets against this version; MHD_OPTION_STRICT_FOR_CLIENT changes none of them):
+   - a NUL in a value ends its C string: "a\0b" is handed over as "a";
+   - an obs-folded line ("X: a\r\n b") is joined: the key is copied elsewhere (as "Xb");
+   - a line ended by a bare LF is taken as a line.
+   A bare CR and other control bytes stay in the value and are seen there. The others are
+   found by walking the buffer: each header's key must start where the line before it ended,
+   and each line (the request line's included) must end in exactly two NULs, its CR and LF,
+   up to the head's end (MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE after the method, the
+   buffer's first byte). A NUL inside a value leaves a byte that is not a NUL after its end or
+   shifts where the next line starts; a folded key is not in the buffer at all; a bare LF
+   leaves one NUL. Clients (curl, browsers, every HTTP library) end lines with CRLF, which the
+   RFC requires of them; a recipient MAY accept a bare LF, and this one does not. */
 struct framing_scan {
-    unsigned int content_lengths, transfer_encodings, hosts;
-    int bad_name, bad_coding;
+    unsigned int content_lengths, transfer_encodings, hosts, origins;
+    int bad_name, bad_coding, bad_value;
+    /* The layout walk: where the next header line must start, the head's end, and whether a
+       line broke the layout (NUL, fold, bare LF). `next` is NULL when the head is not known. */
+    const char *next, *end;
+    int bad_line;
 };
 
 /* RFC 9110 tchar: a visible ASCII character other than a separator. */
@@ -233,6 +384,31 @@ static int is_token_char(unsigned char c) {
 
 static int equals_ignoring_case(const char *a, const char *b) { return strcasecmp(a, b) == 0; }
 
+/* A line's end as libmicrohttpd leaves it: its CR and LF, both made NULs, inside the head. */
+static int crlf_at(const char *p, const char *end) { return p + 2 <= end && p[0] == '\0' && p[1] == '\0'; }
+
+/* Checks that the header (key, value) lies where the walk expects its line, and moves on. */
+static void walk_line(struct framing_scan *scan, const char *key, const char *value, size_t key_length) {
+    if (scan->next == NULL || scan->bad_line) return;
+    if (key != scan->next || value == NULL || value < key + key_length + 1 || value > scan->end) {
+        scan->bad_line = 1;
+        return;
+    }
+    /* Between the colon (a NUL now) and the value: the optional whitespace it skipped. */
+    for (const char *c = key + key_length + 1; c < value; c++) {
+        if (*c != ' ' && *c != '\t') {
+            scan->bad_line = 1;
+            return;
+        }
+    }
+    const char *value_end = value + strlen(value);
+    if (!crlf_at(value_end, scan->end)) {
+        scan->bad_line = 1;
+        return;
+    }
+    scan->next = value_end + 2;
+}
+
 static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
     (void)kind;
     struct framing_scan *scan = cls;
@@ -242,7 +418,14 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
         if (!is_token_char(*c)) scan->bad_name = 1;
     }
     if (length == 0) scan->bad_name = 1;
-    /* Compared only when the length can match: most headers are none of the three. */
+    /* RFC 9110 §5.5: a field value holds no control byte but HTAB (obs-text, 0x80 and up, may). */
+    if (value != NULL) {
+        for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
+            if ((*c < 0x20 && *c != '\t') || *c == 0x7f) scan->bad_value = 1;
+        }
+    }
+    walk_line(scan, key, value, length);
+    /* Compared only when the length can match: most headers are none of these. */
     if (length == 14 && equals_ignoring_case(key, "Content-Length")) {
         scan->content_lengths++;
     } else if (length == 17 && equals_ignoring_case(key, "Transfer-Encoding")) {
@@ -250,19 +433,37 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
         if (value == NULL || !equals_ignoring_case(value, "chunked")) scan->bad_coding = 1;
     } else if (length == 4 && equals_ignoring_case(key, "Host")) {
         scan->hosts++;
+    } else if (length == 6 && equals_ignoring_case(key, "Origin")) {
+        scan->origins++;
     }
     return MHD_YES;
 }
 
-int bd_framing_problem(struct MHD_Connection *connection, const char *version) {
+int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version) {
     struct framing_scan scan = {0};
+    const union MHD_ConnectionInfo *size = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (method != NULL && version != NULL && size != NULL && size->header_size > 0) {
+        scan.end = method + size->header_size;
+        const char *line_end = version + strlen(version);
+        if (version < method || !crlf_at(line_end, scan.end)) return BD_FRAMING_LINE;
+        scan.next = line_end + 2;
+    }
     MHD_get_connection_values(connection, MHD_HEADER_KIND, scan_header, &scan);
+    /* After the last header, the empty line that ends the head, and nothing else. */
+    if (scan.next != NULL && !scan.bad_line && !(crlf_at(scan.next, scan.end) && scan.next + 2 == scan.end)) scan.bad_line = 1;
     if (scan.bad_name) return BD_FRAMING_HEADER_NAME;
+    if (scan.bad_value) return BD_FRAMING_HEADER_VALUE;
+    if (scan.bad_line) return BD_FRAMING_LINE;
     if (scan.content_lengths > 1) return BD_FRAMING_TWO_LENGTHS;
     if (scan.content_lengths > 0 && scan.transfer_encodings > 0) return BD_FRAMING_LENGTH_AND_CODING;
     if (scan.transfer_encodings > 1 || scan.bad_coding) return BD_FRAMING_CODING;
     int http11 = version != NULL && strcmp(version, "HTTP/1.0") != 0;
+    /* HTTP/1.0 has no transfer codings (RFC 9112 §6.1): its body ends where the connection
+       does, and a proxy that reads the chunks would see a different request than this. */
+    if (!http11 && scan.transfer_encodings > 0) return BD_FRAMING_CODING_ON_HTTP10;
+    if (scan.hosts > 1) return BD_FRAMING_TWO_HOSTS;
     if (http11 && scan.hosts != 1) return BD_FRAMING_HOST;
+    if (scan.origins > 1) return BD_FRAMING_TWO_ORIGINS;
     return BD_FRAMING_OK;
 }
 
@@ -294,15 +495,26 @@ struct MHD_Daemon *bd_start_daemon(bd_daemon_options *o,
     }
     /* Kept for the life of the process: a daemon's connections may outlive a reload of it,
        and a server starts a daemon only at start and at each certificate reload. */
-    struct bd_watch_group *group = NULL;
-    if (o->request_deadline_ms != 0) {
-        group = calloc(1, sizeof *group);
-        if (group == NULL) return NULL;
-        group->deadline_ms = o->request_deadline_ms;
-        group->crowded_at = o->connection_limit - o->connection_limit / 4;
-        pthread_once(&watchdog_once, start_watchdog);
+    struct bd_watch_group *group = calloc(1, sizeof *group);
+    if (group == NULL) return NULL;
+    group->deadline_ms = o->request_deadline_ms;
+    group->crowded_at = o->connection_limit - o->connection_limit / 4;
+    group->connection_limit = o->connection_limit;
+    group->per_address_limit = o->per_ip_limit;
+    if (o->trusted_count > 0) {
+        group->trusted = malloc(17 * (size_t)o->trusted_count);
+        if (group->trusted == NULL) {
+            free(group);
+            return NULL;
+        }
+        memcpy(group->trusted, o->trusted_ranges, 17 * (size_t)o->trusted_count);
+        group->trusted_count = o->trusted_count;
     }
+    /* Also for a server without a request deadline: a refused connection gets the short one. */
+    pthread_once(&watchdog_once, start_watchdog);
     o->watch_group = group;
+    /* Room above our limit, so libmicrohttpd accepts what we answer 503 (see bd_watch_group). */
+    unsigned int accepted = o->connection_limit > UINT32_MAX / 2 ? UINT32_MAX : 2 * o->connection_limit;
     /* poll(), not epoll: with epoll, MHD_quiesce_daemon (every stop, every TLS reload) races
        the worker threads to take the listening socket out of their epoll sets, and 0.9.75
        aborts the process when the worker loses ("Failed to remove listen FD from epoll set").
@@ -330,8 +542,7 @@ struct MHD_Daemon *bd_start_daemon(bd_daemon_options *o,
                             MHD_OPTION_ARRAY, tls,
                             MHD_OPTION_SOCK_ADDR, o->bind_addr,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                            MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit,
+                            MHD_OPTION_CONNECTION_LIMIT, accepted,
                             MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
                             MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,

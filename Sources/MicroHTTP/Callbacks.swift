@@ -29,24 +29,29 @@ private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: S
     return String(cString: value)
 }
 
-/// The values of `kind` (query arguments) by name; the last one when a name comes twice.
-private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+/// The values of `kind` (query arguments) by name, and the first name that came twice (SPEC §6:
+/// a repeated parameter is refused, not silently decided by the last one).
+private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> (values: [String: String], repeated: String?) {
     // Counted first: nearly every request has none, and the box and its dictionary cost more.
-    guard MHD_get_connection_values(connection, kind, nil, nil) > 0 else { return [:] }
+    guard MHD_get_connection_values(connection, kind, nil, nil) > 0 else { return ([:], nil) }
     final class Box {
         var values: [String: String] = [:]
+        var repeated: String?
     }
     let box = Box()
     let iterator: MHD_KeyValueIterator = { cls, _, key, value in
         let box = Unmanaged<Box>.fromOpaque(cls!).takeUnretainedValue()
         guard let key else { return .YES }
-        box.values[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+        let name = String(cString: key)
+        if box.values.updateValue(value.map { String(cString: $0) } ?? "", forKey: name) != nil, box.repeated == nil {
+            box.repeated = name
+        }
         return .YES
     }
     withExtendedLifetime(box) {
         _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(box).toOpaque())
     }
-    return box.values
+    return (box.values, box.repeated)
 }
 
 private func queue(_ response: Response, on connection: OpaquePointer, context: RequestContext, server: HTTPServer) -> MHD_Result {
@@ -88,13 +93,6 @@ private func queue(_ response: Response, on connection: OpaquePointer, context: 
     return result
 }
 
-private func remoteAddress(_ connection: OpaquePointer) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-        bd_connection_client_address(connection, buffer.baseAddress!, buffer.count)
-        return String(cString: buffer.baseAddress!)
-    }
-}
-
 private func answer(
     _ response: Response, route: String, method: String, path: String,
     context: RequestContext, connection: OpaquePointer, server: HTTPServer
@@ -111,7 +109,7 @@ private func answer(
     server.record(
         RequestRecord(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
-            remoteAddress: server.configuration.recordsRemoteAddress ? remoteAddress(connection) : "", principal: context.principal))
+            remoteAddress: server.configuration.recordsRemoteAddress ? server.clientAddress(connection) : "", principal: context.principal))
     return result
 }
 
@@ -158,15 +156,22 @@ private func uriRefusal(_ marker: UnsafeMutableRawPointer, server: HTTPServer) -
 }
 
 /// The error for a request whose framing a careful server refuses (SPEC §6), or nil.
-private func framingRefusal(_ connection: OpaquePointer, _ version: UnsafePointer<CChar>?) -> HTTPError? {
-    let problem = bd_framing_problem(connection, version)
+private func framingRefusal(
+    _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?
+) -> HTTPError? {
+    let problem = bd_framing_problem(connection, method, version)
     let message: String
     switch Int(problem) {
     case Int(BD_FRAMING_OK): return nil
     case Int(BD_FRAMING_HEADER_NAME): message = "a header name holds whitespace or a character a name may not have"
+    case Int(BD_FRAMING_HEADER_VALUE): message = "a header value holds a control character (a bare CR, say)"
+    case Int(BD_FRAMING_LINE): message = "a line of the head holds a NUL, is folded, or does not end with CRLF"
     case Int(BD_FRAMING_TWO_LENGTHS): message = "the request has more than one Content-Length"
     case Int(BD_FRAMING_LENGTH_AND_CODING): message = "the request has both Content-Length and Transfer-Encoding"
     case Int(BD_FRAMING_CODING): message = "the only transfer coding accepted is chunked"
+    case Int(BD_FRAMING_CODING_ON_HTTP10): message = "an HTTP/1.0 request may not have a Transfer-Encoding"
+    case Int(BD_FRAMING_TWO_HOSTS): message = "the request has more than one Host header"
+    case Int(BD_FRAMING_TWO_ORIGINS): message = "the request has more than one Origin header"
     default: message = "an HTTP/1.1 request needs exactly one Host header"
     }
     return HTTPError(400, code: "bad_request", message: message)
@@ -183,7 +188,9 @@ let accessHandler: MHD_AccessHandlerCallback = {
         let context = RequestContext()
         context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        if let refusal = marker.map({ uriRefusal($0, server: server) }) ?? framingRefusal(connection, version) {
+        if let refusal = server.connectionRefusal(connection) ?? marker.map({ uriRefusal($0, server: server) })
+            ?? framingRefusal(connection, method, version)
+        {
             var response = refusal.response
             response.headers.append(("Connection", "close"))
             return answer(
@@ -245,9 +252,19 @@ let accessHandler: MHD_AccessHandlerCallback = {
             HTTPError.payloadTooLarge(limit: limit).response, route: "413", method: methodName, path: path,
             context: context, connection: connection, server: server)
     }
+    let (query, repeated) = collect(connection, .GET_ARGUMENT_KIND)
+    if let repeated {
+        let refusal = HTTPError(
+            400, code: "duplicate_parameter", message: "the query parameter '\(repeated)' is given more than once",
+            details: ["parameter": .string(repeated)])
+        var response = refusal.response
+        response.headers.append(("Connection", "close"))
+        return answer(
+            response, route: "400", method: methodName, path: path, context: context, connection: connection, server: server)
+    }
     let request = Request(
         method: methodName, path: path,
-        query: collect(connection, .GET_ARGUMENT_KIND), headers: Headers(of: connection),
+        query: query, headers: Headers(of: connection),
         body: context.body, remoteAddress: "")
     context.body = []
     let configuration = server.configuration
@@ -255,8 +272,12 @@ let accessHandler: MHD_AccessHandlerCallback = {
         host: request.headers["host"], origin: request.headers["origin"], boundHost: configuration.host,
         tls: configuration.tls != nil)
     {
+        var response = refusal.response
+        // A misdirected request (RFC 9110 §15.5.20) is retried on another connection: nothing
+        // pipelined behind a Host this server refuses is read as if it came to it.
+        if refusal.status == 421 { response.headers.append(("Connection", "close")) }
         return answer(
-            refusal.response, route: String(refusal.status), method: methodName, path: path, context: context,
+            response, route: String(refusal.status), method: methodName, path: path, context: context,
             connection: connection, server: server)
     }
     if let origin = configuration.gate.crossOrigin(request.headers["origin"]) {

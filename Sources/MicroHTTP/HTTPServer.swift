@@ -11,6 +11,9 @@ public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     let router: any RequestRouting
     let onRequest: (@Sendable (RequestRecord) -> Void)?
+    /// Told of each connection answered 503 for being over a connection limit.
+    let onConnectionRefused: (@Sendable (ConnectionRefusal) -> Void)?
+    let refusalThrottle = RefusalThrottle()
     public let streams: StreamHub
     /// `configuration.defaultHeaders` as the C strings every response is given, made once:
     /// `name\0value\0` for each (see `bd_add_response_headers`).
@@ -30,11 +33,13 @@ public final class HTTPServer: Sendable {
 
     public init(
         configuration: ServerConfiguration, router: some RequestRouting, streams: StreamHub? = nil,
-        onRequest: (@Sendable (RequestRecord) -> Void)? = nil
+        onRequest: (@Sendable (RequestRecord) -> Void)? = nil,
+        onConnectionRefused: (@Sendable (ConnectionRefusal) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.router = router
         self.onRequest = onRequest
+        self.onConnectionRefused = onConnectionRefused
         defaultHeaders = configuration.defaultHeaders.flatMap { name, value in name.utf8CString + value.utf8CString }
         self.streams = streams ?? StreamHub(maxStreams: configuration.maxStreams)
     }
@@ -49,7 +54,8 @@ public final class HTTPServer: Sendable {
     public func start() throws {
         signal(SIGPIPE, SIG_IGN)
         // The connection limit must be reachable: the soft limit on open files is often 1024.
-        SystemLimits.allowOpenFiles(configuration.connectionLimit + 512)
+        // libmicrohttpd accepts twice the limit, to answer those over it (see the shim).
+        SystemLimits.allowOpenFiles(2 * configuration.connectionLimit + 512)
         let started = try startDaemon(listenFD: -1, tls: configuration.tls)
         daemon.withLock { $0 = CHandle(pointer: started) }
         boundPort.store(Int(bd_daemon_port(started)), ordering: .releasing)
@@ -126,12 +132,14 @@ public final class HTTPServer: Sendable {
             free(key)
             free(password)
         }
-        let started: OpaquePointer? = withUnsafePointer(to: &storage) { pointer in
+        let trusted = configuration.trustedProxies.flatMap(\.shimBytes)
+        let started: OpaquePointer? = trusted.withUnsafeBufferPointer { trusted in withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 var options = bd_daemon_options(
                     ipv6: ipv6 ? 1 : 0, turbo: 0, bind_addr: address,
                     connection_limit: UInt32(configuration.connectionLimit),
                     per_ip_limit: UInt32(configuration.perIPConnectionLimit),
+                    trusted_ranges: trusted.baseAddress, trusted_count: UInt32(configuration.trustedProxies.count),
                     idle_timeout_seconds: UInt32(configuration.idleTimeoutSeconds),
                     connection_memory_limit: configuration.connectionMemoryLimit,
                     thread_pool_size: UInt32(configuration.threads),
@@ -144,7 +152,7 @@ public final class HTTPServer: Sendable {
                 if let group = options.watch_group { watchGroups.withLock { $0.append(WatchGroup(pointer: group)) } }
                 return daemon
             }
-        }
+        } }
         guard let started else {
             if tls != nil {
                 throw StartError(

@@ -19,6 +19,10 @@ public struct RequestGate: Sendable {
     /// The refusal for a request, or nil when it may go on.
     func refusal(host: String?, origin: String?, boundHost: String, tls: Bool) -> HTTPError? {
         guard enabled else { return nil }
+        if let host, !Self.isLoopback(host: host), !Self.isHostAndPort(host) {
+            return HTTPError(
+                421, code: "host_refused", message: "the Host header is not a host[:port]: '\(host)'")
+        }
         if let host, !Self.isLoopback(host: host), !answers(to: Self.name(ofHost: host), boundHost: boundHost) {
             return HTTPError(
                 421, code: "host_refused",
@@ -73,9 +77,46 @@ public struct RequestGate: Sendable {
             let rest = bytes.dropFirst(9)
             guard let colon = rest.first else { return true }
             let port = rest.dropFirst()
+            // Five digits compare as text with the largest port, so 99999 is not one.
             return colon == UInt8(ascii: ":") && !port.isEmpty && port.count <= 5
                 && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                && (port.count < 5 || !"65535".utf8.lexicographicallyPrecedes(port))
         }
+    }
+
+    /// Whether `host` is a `Host` header's `uri-host [ ":" port ]` (RFC 9110 §7.2) and nothing
+    /// more: a name (letters, digits, `-`, `.`, `_`, `~`), an IPv4 address, or an IPv6 address in
+    /// brackets, then at most a port of 1-5 digits. What is left over (`[::1]evil.example`,
+    /// `127.0.0.1:8080, evil.example`) would be read one way here and another way by a proxy,
+    /// so it is refused rather than cut down to something that looks allowed.
+    static func isHostAndPort(_ host: String) -> Bool {
+        let bytes = Array(host.utf8)
+        var name = bytes[...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            var v6 = in6_addr()
+            guard inet_pton(AF_INET6, String(decoding: bytes[1..<close], as: UTF8.self), &v6) == 1 else { return false }
+            name = bytes[(close + 1)...]
+            guard let colon = name.first else { return true }
+            return colon == UInt8(ascii: ":") && isPort(name.dropFirst())
+        }
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            guard isPort(bytes[(colon + 1)...]) else { return false }
+            name = bytes[..<colon]
+        }
+        return !name.isEmpty && name.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                true
+            default: false
+            }
+        }
+    }
+
+    private static func isPort(_ digits: ArraySlice<UInt8>) -> Bool {
+        !digits.isEmpty && digits.count <= 5 && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            && Int(String(decoding: digits, as: UTF8.self))! <= 65535
     }
 
     private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: StaticString) -> Bool {

@@ -8,8 +8,12 @@ public struct ServerConfiguration: Sendable {
     /// Request bodies over this are refused with 413 (before they are read when the length is declared).
     public var maxBodyBytes: Int = 64 * 1024
     public var connectionLimit: Int = 1000
-    /// Small enough that a few addresses cannot fill the server (SPEC §6).
+    /// Small enough that a few addresses cannot fill the server (SPEC §6). A connection over
+    /// this or `connectionLimit` is answered 503 `too_many_connections`, not dropped.
     public var perIPConnectionLimit: Int = 64
+    /// Reverse proxies (`--trusted-proxy`): no per-address limit for them, and the request
+    /// log's remote address is the client their `X-Forwarded-For` names.
+    public var trustedProxies: [AddressRange] = []
     public var idleTimeoutSeconds: Int = 30
     /// Memory for one connection's request line and headers; more gets 431.
     public var connectionMemoryLimit: Int = 32 * 1024

@@ -45,8 +45,44 @@ import Testing
         for host in ["127.0.0.1", "127.0.0.1:8080", "localhost", "localhost:1", "127.0.0.1:65535"] {
             #expect(RequestGate.isLoopback(host: host), "\(host)")
         }
-        for host in ["", "127.0.0", "127.0.0.10", "127.0.0.1:", "127.0.0.1:123456", "127.0.0.1:8a", "localhostx", "LOCALHOST", "::1"] {
+        for host in [
+            "", "127.0.0", "127.0.0.10", "127.0.0.1:", "127.0.0.1:123456", "127.0.0.1:8a", "localhostx", "LOCALHOST", "::1",
+            "127.0.0.1:65536", "127.0.0.1:99999", "127.0.0.1:8080, evil.example",
+        ] {
             #expect(!RequestGate.isLoopback(host: host), "\(host)")
+        }
+    }
+
+    /// A `Host` is `uri-host[:port]` and nothing more (SPEC §6): what a proxy might read
+    /// another way is refused.
+    @Test func hostsAreHostAndPortOnly() {
+        for host in [
+            "localhost", "example.org", "Example.ORG:443", "a-b_c~d.local.", "10.0.0.1", "10.0.0.1:8080", "[::1]",
+            "[::1]:8080", "[fe80::1]:65535", "xn--bcher-kva.example",
+        ] {
+            #expect(RequestGate.isHostAndPort(host), "\(host)")
+        }
+        for host in [
+            "", ":80", "[::1]evil.example", "[::1", "[::1]:", "[not-v6]", "127.0.0.1:8080, evil.example", "a b", "a,b",
+            "evil/example", "host:", "host:0x50", "host:65536", "host:123456", "a:1:2", "user@host", "hôte.example", "a\tb",
+        ] {
+            #expect(!RequestGate.isHostAndPort(host), "\(host)")
+        }
+    }
+
+    /// `--trusted-proxy` ranges: addresses and CIDRs of either family, IPv4 matched as IPv4-mapped.
+    @Test func addressRangesParseAndMatch() throws {
+        let lan = try #require(AddressRange("10.1.0.0/16"))
+        #expect(lan.contains(IPAddress("10.1.200.3")!))
+        #expect(!lan.contains(IPAddress("10.2.0.1")!))
+        #expect(!lan.contains(IPAddress("::1")!))
+        let one = try #require(AddressRange("127.0.0.2"))
+        #expect(one.contains(IPAddress("127.0.0.2")!) && !one.contains(IPAddress("127.0.0.3")!))
+        let v6 = try #require(AddressRange("fd00::/8"))
+        #expect(v6.contains(IPAddress("fd12::1")!) && !v6.contains(IPAddress("fe80::1")!))
+        #expect(try #require(AddressRange("0.0.0.0/0")).contains(IPAddress("203.0.113.1")!))
+        for bad in ["", "example.org", "10.0.0.0/33", "::1/129", "10.0.0.1/", "10.0.0.1/x", "10.0.0.1/-1", "/8"] {
+            #expect(AddressRange(bad) == nil, "\(bad)")
         }
     }
 }

@@ -59,7 +59,7 @@ class Reply:
         err = doc["error"]
         assert isinstance(err.get("code"), str) and err["code"], f"error without code: {doc!r}"
         assert isinstance(err.get("message"), str) and err["message"], f"error without message: {doc!r}"
-        assert set(err) <= {"code", "message", "field", "index"}, f"unexpected error members: {doc!r}"
+        assert set(err) <= {"code", "message", "field", "index", "parameter"}, f"unexpected error members: {doc!r}"
         if "field" in err:
             assert isinstance(err["field"], str)
         if "index" in err:

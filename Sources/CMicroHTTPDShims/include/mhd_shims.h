@@ -11,8 +11,10 @@ typedef struct bd_daemon_options {
     int ipv6;                           /* bind_addr is IPv6 */
     int turbo;                          /* MHD_USE_TURBO */
     const struct sockaddr *bind_addr;   /* IPv4 or IPv6, port included; may be 0 for "any" */
-    unsigned int connection_limit;
-    unsigned int per_ip_limit;
+    unsigned int connection_limit;     /* more open at once are answered 503 (libmicrohttpd gets twice this) */
+    unsigned int per_ip_limit;         /* more from one address are answered 503; 0: no limit */
+    const unsigned char *trusted_ranges; /* trusted_count × 17 bytes: an address (IPv4-mapped IPv6), a prefix length */
+    unsigned int trusted_count;        /* peers in these ranges have no per-address limit */
     unsigned int idle_timeout_seconds;
     size_t connection_memory_limit;
     unsigned int thread_pool_size;
@@ -33,6 +35,13 @@ struct MHD_Daemon *bd_start_daemon(bd_daemon_options *options,
 
 /// The port the daemon is bound to (useful after binding port 0).
 uint16_t bd_daemon_port(struct MHD_Daemon *daemon);
+
+/// Why a connection is over a limit (it is answered 503 too_many_connections), or NONE.
+enum { BD_REFUSED_NONE = 0, BD_REFUSED_TOTAL = 1, BD_REFUSED_PER_ADDRESS = 2 };
+int bd_connection_refused(struct MHD_Connection *connection);
+
+/// 1 when the connection's peer is in a trusted range (`--trusted-proxy`), else 0.
+int bd_connection_trusted(struct MHD_Connection *connection);
 
 /// A request has been read whole (head and body) and is being answered: its deadline is off.
 void bd_request_read(struct MHD_Connection *connection);
@@ -63,8 +72,15 @@ enum {
     BD_FRAMING_LENGTH_AND_CODING,  /* Content-Length together with Transfer-Encoding */
     BD_FRAMING_CODING,             /* a transfer coding other than exactly "chunked" */
     BD_FRAMING_HOST,               /* an HTTP/1.1 request without exactly one Host */
+    BD_FRAMING_HEADER_VALUE,       /* a control byte (other than HTAB) in a header's value: a bare CR, say */
+    BD_FRAMING_LINE,               /* a line not ended by CRLF, a NUL in a header line, or an obs-folded line */
+    BD_FRAMING_CODING_ON_HTTP10,   /* Transfer-Encoding on an HTTP/1.0 request */
+    BD_FRAMING_TWO_HOSTS,          /* more than one Host, in any version */
+    BD_FRAMING_TWO_ORIGINS,        /* more than one Origin */
 };
-int bd_framing_problem(struct MHD_Connection *connection, const char *version);
+/// `method` and `version` are the access handler's: pointers into libmicrohttpd's read buffer,
+/// where the head's layout is checked (see shims.c).
+int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version);
 
 /// The request's headers as "name\0value\0" for each, names lower-cased (ASCII), in the
 /// order they arrived, written to out when they fit in capacity. Returns the bytes they take
