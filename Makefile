@@ -29,6 +29,7 @@ run: release
 test: test-swift test-fuzz test-browser test-hostile test-mqtt test-osc test-readme test-container
 
 test-swift: deps
+	python3 tests/lint/tests_assert.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product buttond
 	BUTTOND_BIN=$(CURDIR)/$(RELEASE_BIN) $(SWIFT) test --skip-build

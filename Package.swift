@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Outbox", "ButtonStore", "Handlers", "MicroHTTP", "CurlHTTP", "ThreadSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "Outbox", "Handlers", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC"], swiftSettings: strict),
+        .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "Outbox", "JSON", "CSQLite"], swiftSettings: strict),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "ButtonEngine"], swiftSettings: strict),

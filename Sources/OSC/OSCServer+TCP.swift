@@ -52,7 +52,7 @@ extension OSCServer {
                 handle(packet, from: peer) { message in
                     let bytes = OSCCodec.encode(message)
                     let framed = slip ? SLIP.encode(bytes) : StreamFraming.lengthPrefixed(bytes)
-                    writer.withLock { writeAll($0, framed) }
+                    writer.withLock { _ = writeAll($0, framed) }
                 }
             }
         }

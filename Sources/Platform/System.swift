@@ -43,16 +43,18 @@ public enum SystemClock {
 }
 
 /// Writes all of `bytes` to `fd` (retrying short writes); gives up quietly when the
-/// descriptor is gone.
-public func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>) {
+/// descriptor is gone. Returns whether everything was written.
+@discardableResult
+public func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>) -> Bool {
     let buffer = Array(bytes)
     var offset = 0
     while offset < buffer.count {
         let written = buffer[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if written < 0 && errno == EINTR { continue }
-        if written <= 0 { return }
+        if written <= 0 { return false }
         offset += written
     }
+    return true
 }
 
 /// Limits the OS puts on this process.
