@@ -1,10 +1,10 @@
+import ThreadSupport
 import ButtonStore
 import Buttons
 import Delivery
 import Dispatch
 import FoundationEssentials
 import MicroHTTP
-import Synchronization
 
 /// Named, scoped tokens (SPEC §6): made by the admin, shown once, kept as SHA-256 hashes,
 /// revoked at once (the next request with one is 401 and its open streams end).
@@ -27,12 +27,12 @@ final class NamedTokens: Sendable {
     }
 
     private let store: ButtonStore
-    private let entries: Mutex<[String: Entry]>
+    private let entries: Locked<[String: Entry]>
 
     init(store: ButtonStore) throws(StoreError) {
         self.store = store
         let loaded = try store.loadTokens()
-        entries = Mutex(Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, Entry(stored: $0, writtenUseAt: $0.lastUsedAt)) }))
+        entries = Locked(Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, Entry(stored: $0, writtenUseAt: $0.lastUsedAt)) }))
     }
 
     var isEmpty: Bool { entries.withLock { $0.isEmpty } }

@@ -1,5 +1,4 @@
 import ThreadSupport
-import Synchronization
 
 import Platform
 
@@ -23,7 +22,7 @@ public final class ButtonStore: Sendable {
     private let connection: Locked<Connection?>
     /// What the source index's next bulk write takes and whose entries it holds (the writer's,
     /// touched only under `connection`'s lock).
-    let sourceIndex = Mutex(SourceIndexState())
+    let sourceIndex = Locked(SourceIndexState())
     private let readers: ReaderPool
     private let checkpointer: Checkpointer
     /// The open, flock-ed lock file: one buttond per data directory.

@@ -1,7 +1,7 @@
+import ThreadSupport
 import CMicroHTTPD
 import CMicroHTTPDShims
 import Platform
-import Synchronization
 
 /// An address or a CIDR block (`10.0.0.0/8`, `::1`, `fd00::/8`): a `--trusted-proxy`. IPv4
 /// is kept as IPv4-mapped IPv6, as the shim keeps peers, so one comparison serves both.
@@ -62,7 +62,7 @@ public struct ConnectionRefusal: Sendable {
 
 /// When each address was last logged as refused, so it is logged at most once a second.
 final class RefusalThrottle: Sendable {
-    private let lastLogged = Mutex<[String: Double]>([:])
+    private let lastLogged = Locked<[String: Double]>([:])
 
     func shouldLog(_ address: String, now: Double = SystemClock.monotonicSeconds()) -> Bool {
         lastLogged.withLock { seen in

@@ -1,3 +1,4 @@
+import ThreadSupport
 import CMicroHTTPD
 import CMicroHTTPDShims
 import Dispatch
@@ -18,18 +19,18 @@ public final class HTTPServer: Sendable {
     /// `configuration.defaultHeaders` as the C strings every response is given, made once:
     /// `name\0value\0` for each (see `bd_add_response_headers`).
     let defaultHeaders: [CChar]
-    private let daemon = Mutex<CHandle?>(nil)
+    private let daemon = Locked<CHandle?>(nil)
     private let boundPort = Atomic<Int>(0)
-    private let heartbeat = Mutex<HeartbeatTimer?>(nil)
+    private let heartbeat = Locked<HeartbeatTimer?>(nil)
     /// Daemons a certificate reload replaced, still serving their connections.
-    private let retired = Mutex<[CHandle]>([])
+    private let retired = Locked<[CHandle]>([])
     /// Requests whose answer is still being produced (their connections are suspended).
     private let pendingCount = Atomic<Int>(0)
     /// Set when stopping begins: from then on a pending answer is waited for on the worker
     /// thread, never by suspending, so the count of suspended connections can only fall.
     private let stopping = Atomic<Bool>(false)
     /// The connections of each daemon started (requests under way are counted from them).
-    private let watchGroups = Mutex<[WatchGroup]>([])
+    private let watchGroups = Locked<[WatchGroup]>([])
 
     public init(
         configuration: ServerConfiguration, router: some RequestRouting, streams: StreamHub? = nil,

@@ -1,5 +1,5 @@
+import ThreadSupport
 import Platform
-import Synchronization
 
 /// Who may reach the server through a browser (SPEC §6, "the browser is not a way in"): a
 /// `Host` must be a name or address the server answers to (DNS rebinding), and an `Origin`,
@@ -174,7 +174,7 @@ final class LocalNames: Sendable {
     static let shared = LocalNames()
 
     let names: Set<String>
-    private let known = Mutex<(addresses: Set<IPAddress>, readAt: Double)>(([], -1))
+    private let known = Locked<(addresses: Set<IPAddress>, readAt: Double)>(([], -1))
 
     private init() {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -133,4 +133,29 @@ import TestSupport
         #expect(rows.map(\.forbidden) == [["D", "E"], [], []])
         #expect(rows.map(\.allAbove) == [false, true, false])
     }
+
+    /// Every Swift file under Sources/, with its path from the repository root.
+    static func sources() throws -> [(path: String, text: String)] {
+        let root = ServerProcess.repositoryRoot
+        let paths = FileManager.default.enumerator(atPath: root + "/Sources")?.compactMap { $0 as? String } ?? []
+        return try paths.filter { $0.hasSuffix(".swift") }.sorted().map { ("Sources/" + $0, try read("Sources/" + $0)) }
+    }
+
+    /// The lines of `text` outside comments that match `pattern`.
+    static func codeLines(_ text: String, matching pattern: String) -> [String] {
+        text.split(separator: "\n").map(String.init).filter { line in
+            let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return code.range(of: pattern, options: .regularExpression) != nil
+        }
+    }
+
+    /// One lock type (ThreadSupport's `Locked`, see its doc comment for why): no
+    /// Synchronization `Mutex` in the sources.
+    @Test func oneLockType() throws {
+        let found = try Self.sources().flatMap { file in
+            Self.codeLines(file.text, matching: #"\bMutex\s*[<(]"#).map { "\(file.path): \($0)" }
+        }
+        #expect(found.isEmpty, "Mutex in the sources: \(found)")
+        #expect(!Self.codeLines("let a = Mutex<Int>(0)", matching: #"\bMutex\s*[<(]"#).isEmpty)
+    }
 }
