@@ -59,9 +59,7 @@ struct Auth: Sendable {
         ButtonsError.unauthorized(message, challenge: "Bearer error=\"invalid_token\"")
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
+    static func isLoopback(_ host: String) -> Bool { IPAddress.isLoopback(host: host) }
 
     /// The admin token to use: the configured one, or for a non-loopback bind without one, the
     /// one kept in the data directory (made and announced on first start).

@@ -32,6 +32,8 @@ struct Grant: Sendable, Equatable {
     var name: String?
     /// The groups whose buttons and sheets it sees; nil for all of them.
     var groups: Set<String>?
+    /// When a named token stops being valid (epoch ms); nil for one that does not expire.
+    var expiresAt: Int64?
     /// Whether a token was asked for and presented (false when none is needed): the request
     /// log and the metrics name the token only then.
     var asked = true

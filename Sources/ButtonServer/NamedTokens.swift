@@ -106,7 +106,9 @@ final class NamedTokens: Sendable {
         if let expiresAt = found.expiresAt, now >= expiresAt { return .expired }
         if touch { try? store.touchToken(name: found.name, at: now) }
         return .valid(
-            Grant(role: Grant.Role(name: found.role) ?? .read, name: found.name, groups: found.groups.map { Set($0) }))
+            Grant(
+                role: Grant.Role(name: found.role) ?? .read, name: found.name, groups: found.groups.map { Set($0) },
+                expiresAt: found.expiresAt))
     }
 
     /// Remembers a stream opened with `name`, to end it when the token is revoked or, at that

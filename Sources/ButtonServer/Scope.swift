@@ -3,6 +3,7 @@ import ButtonEngine
 import ButtonStore
 import Buttons
 import MicroHTTP
+import Platform
 
 /// What a token limited to groups may see (SPEC §6): only its groups' buttons and sheets, on
 /// every route; any other one is 404 as if it did not exist. The guard checks the button,
@@ -43,8 +44,13 @@ extension API {
         return sees(row.event.source, grant)
     }
 
-    /// What a scoped grant's stream may carry (by source name); nil for everything.
+    /// What a grant's stream may carry (by source name); nil for everything. A token that
+    /// expires carries nothing from that moment on, whenever its timer ends the stream.
     func admits(_ grant: Grant) -> (@Sendable (String) -> Bool)? {
+        if let expiresAt = grant.expiresAt {
+            let api = self
+            return { name in SystemClock.wallMilliseconds() < expiresAt && api.sees(source: name, grant) }
+        }
         guard grant.isScoped else { return nil }
         let api = self
         return { name in api.sees(source: name, grant) }

@@ -28,28 +28,9 @@ public struct DestinationRules: Sendable, Equatable {
         self.localAddresses = localAddresses
     }
 
-    /// `localAddresses` filled from getifaddrs(3) (IPv4 and IPv6).
+    /// `localAddresses` filled from getifaddrs(3) (IPv4 and IPv6), in this type's forms.
     public static func interfaceAddresses() -> [[UInt8]] {
-        var first: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&first) == 0 else { return [] }
-        defer { freeifaddrs(first) }
-        var addresses: [[UInt8]] = []
-        var next = first
-        while let entry = next {
-            next = entry.pointee.ifa_next
-            guard let socket = entry.pointee.ifa_addr else { continue }
-            switch Int32(socket.pointee.sa_family) {
-            case AF_INET:
-                let address = socket.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                addresses.append(withUnsafeBytes(of: address) { Array($0) })
-            case AF_INET6:
-                let address = socket.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                addresses.append(withUnsafeBytes(of: address) { Array($0) })
-            default:
-                continue
-            }
-        }
-        return addresses
+        IPAddress.interfaceAddresses().map { $0.v4 ?? $0.bytes }
     }
 
     /// Parses a listening host string ("127.0.0.1", "0.0.0.0", "::", "::1", "[::1]",
@@ -117,9 +98,7 @@ public struct DestinationRules: Sendable, Equatable {
         return nil
     }
 
-    private static func isLoopback(_ a: [UInt8]) -> Bool {
-        a.count == 4 ? a[0] == 127 : a[0..<15].allSatisfy { $0 == 0 } && a[15] == 1
-    }
+    private static func isLoopback(_ a: [UInt8]) -> Bool { IPAddress(bytes: a).isLoopback }
 
     /// 10/8, 172.16/12, 192.168/16 and fc00::/7.
     private static func isPrivate(_ a: [UInt8]) -> Bool {

@@ -143,31 +143,6 @@ public struct RequestGate: Sendable {
     }
 }
 
-/// An IPv4 or IPv6 address as its 16 bytes (IPv4 as IPv4-mapped IPv6), for comparing forms
-/// that are written differently (`::1` and `0:0::1`).
-struct IPAddress: Hashable, Sendable {
-    let bytes: [UInt8]
-
-    init?(_ text: String) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = Array(repeating: 0, count: 10) + [0xFF, 0xFF] + withUnsafeBytes(of: &v4) { Array($0) }
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        } else {
-            return nil
-        }
-    }
-
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    var isLoopback: Bool {
-        let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
-        return (mapped && bytes[12] == 127) || bytes == Array(repeating: 0, count: 15) + [1]
-    }
-}
-
 /// This machine's names and addresses, read again (at most once a second) when a request names
 /// an address not seen yet: a DHCP lease may change while the server runs.
 final class LocalNames: Sendable {
@@ -195,29 +170,8 @@ final class LocalNames: Sendable {
             if known.addresses.contains(address) { return true }
             let now = SystemClock.monotonicSeconds()
             guard now - known.readAt >= 1 else { return false }
-            known = (Self.interfaceAddresses(), now)
+            known = (IPAddress.interfaceAddresses(), now)
             return known.addresses.contains(address)
         }
-    }
-
-    private static func interfaceAddresses() -> Set<IPAddress> {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(list) }
-        var found: Set<IPAddress> = []
-        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
-            guard let address = entry.pointee.ifa_addr else { continue }
-            switch Int32(address.pointee.sa_family) {
-            case AF_INET:
-                let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                found.insert(IPAddress(bytes: Array(repeating: 0, count: 10) + [0xFF, 0xFF] + withUnsafeBytes(of: v4) { Array($0) }))
-            case AF_INET6:
-                let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                found.insert(IPAddress(bytes: withUnsafeBytes(of: v6) { Array($0) }))
-            default:
-                continue
-            }
-        }
-        return found
     }
 }
