@@ -48,7 +48,7 @@ final class Metrics: CommitObserver {
     }
 
     private let state = Locked(State())
-    let startTime = Date().timeIntervalSince1970
+    let startTime = SystemClock.preciseWallMilliseconds() / 1000
 
     func request(route: String, method: String, status: Int, seconds: Double, role: String = "none") {
         state.withLock { s in

@@ -8,8 +8,8 @@ extension DeliveryRow {
         let facts = DeliveryEvent(
             seq: event.seq, id: event.id, type: event.type.rawValue, source: event.source, t: event.t,
             face: event.data.face.map { Int($0) }, option: event.data.option, json: event.json)
-        let micros = Int64(max(0, Timestamp.preciseNow() * 1000))
-        self.init(id: ids.next(nowMicros: micros), handler: target, nextAttemptAt: now, createdAt: now, event: facts)
+        // Ids grow from `now` (in microseconds); `next` keeps them unique and growing.
+        self.init(id: ids.next(nowMicros: max(0, now) * 1000), handler: target, nextAttemptAt: now, createdAt: now, event: facts)
     }
 }
 

@@ -294,5 +294,5 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         senders.stop()
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static func now() -> Int64 { SystemClock.wallMilliseconds() }
 }

@@ -1,3 +1,4 @@
+import Platform
 import Outbox
 import CurlHTTP
 import FoundationEssentials
@@ -25,7 +26,7 @@ struct WebhookSender: DeliverySender {
     }
 
     /// One attempt of `delivery`: its payload (signed), header values filled from its event.
-    func request(_ delivery: DeliveryRow, now: Int64 = Int64(Date().timeIntervalSince1970)) -> HTTPRequest {
+    func request(_ delivery: DeliveryRow, now: Int64 = SystemClock.wallMilliseconds() / 1000) -> HTTPRequest {
         let fields = Placeholders(delivery.event)
         let body = webhook.method == "GET" ? nil : delivery.payload
         let lines = Self.headers(webhook, key: key, id: delivery.publicID, body: body ?? [], fields: fields, userAgent: userAgent, now: now)
@@ -65,7 +66,7 @@ struct WebhookSender: DeliverySender {
             let output = AttemptResult.text(reply.body)
             if (200..<300).contains(reply.status) { return AttemptResult(outcome: .ok, statusCode: reply.status, output: output) }
             let retryAfter = reply.header("retry-after").flatMap {
-                RetryAfter.seconds($0, nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+                RetryAfter.seconds($0, nowMilliseconds: SystemClock.wallMilliseconds())
             }
             return AttemptResult(outcome: .httpStatus, statusCode: reply.status, output: output, retryAfterSeconds: retryAfter)
         case .failure(let failure):

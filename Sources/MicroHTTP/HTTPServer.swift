@@ -204,8 +204,8 @@ public final class HTTPServer: Sendable {
         streams.finishAll()
         // Every request that has begun is read and answered (each answer now closes its
         // connection); libmicrohttpd must not stop with a connection suspended either.
-        let drained = Date().addingTimeInterval(configuration.drainSeconds)
-        while (pendingCount.load(ordering: .sequentiallyConsistent) > 0 || requestsUnderWay > 0) && Date() < drained {
+        let drained = SystemClock.monotonicSeconds() + configuration.drainSeconds
+        while (pendingCount.load(ordering: .sequentiallyConsistent) > 0 || requestsUnderWay > 0) && SystemClock.monotonicSeconds() < drained {
             usleep(2_000)
         }
     }
@@ -217,8 +217,8 @@ public final class HTTPServer: Sendable {
             defer { d = nil }
             return d
         })?.pointer else { return }
-        let answered = Date().addingTimeInterval(max(0, 10 - configuration.drainSeconds))
-        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && Date() < answered { usleep(1_000) }
+        let answered = SystemClock.monotonicSeconds() + max(0, 10 - configuration.drainSeconds)
+        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && SystemClock.monotonicSeconds() < answered { usleep(1_000) }
         MHD_stop_daemon(running)
         for handle in retired.withLock({ list in defer { list = [] }; return list }) { MHD_stop_daemon(handle.pointer) }
     }

@@ -158,4 +158,13 @@ import TestSupport
         #expect(found.isEmpty, "Mutex in the sources: \(found)")
         #expect(!Self.codeLines("let a = Mutex<Int>(0)", matching: #"\bMutex\s*[<(]"#).isEmpty)
     }
+
+    /// Time comes from Platform (the OS clocks) and what is handed down from it: no
+    /// Foundation `Date()` read anywhere in the sources.
+    @Test func noDateReadsInTheSources() throws {
+        let found = try Self.sources().flatMap { file in
+            Self.codeLines(file.text, matching: #"\bDate\(\)"#).map { "\(file.path): \($0)" }
+        }
+        #expect(found.isEmpty, "Date() in the sources: \(found)")
+    }
 }
