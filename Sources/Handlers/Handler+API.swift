@@ -116,7 +116,8 @@ extension Handler {
             if w.has("headers") { hook.headers = try Self.headers(&w) } else { w.ignore("headers") }
             if let v = try w.int("timeoutMs", in: 1000...30_000) { hook.timeoutMs = v }
             if let v = try w.int("maxAttempts", in: 1...20) { maxAttempts = v }
-            if w.has("expireAfterMs") { expireAfterMs = try w.int("expireAfterMs", in: 1000...604_800_000) } else { w.ignore("expireAfterMs") }
+            if w.keys.contains("expireAfterMs") { expireAfterMs = try w.int("expireAfterMs", in: 1000...604_800_000) }  // null removes it
+            w.ignore("expireAfterMs")
             try w.finish()
             try Self.check(hook)
             action = .webhook(hook)
@@ -124,14 +125,17 @@ extension Handler {
         if var s = try fields.object("script") {
             guard case .script(var run) = action else { throw ButtonsError.invalid("script", "this handler is a \(kind); create a new handler for a script") }
             if let name = try s.string("name", maxLength: 128) {
-                guard let dir = context.scriptsDir else { throw ButtonsError.invalid("script", "script handlers are disabled: start buttond with --scripts-dir DIR") }
+                guard let dir = context.scriptsDir else {
+                    throw ButtonsError.invalid("script", "script handlers are disabled: start buttond with --scripts-dir DIR (or BUTTOND_SCRIPTS_DIR)")
+                }
                 try Self.validate(script: name, in: dir)
                 run.name = name
             }
             if let args = try s.array("args") { run.args = try Self.arguments(args) }
             if let v = try s.int("timeoutMs", in: 1000...300_000) { run.timeoutMs = v }
             if let v = try s.int("maxAttempts", in: 1...20) { maxAttempts = v }
-            if s.has("expireAfterMs") { expireAfterMs = try s.int("expireAfterMs", in: 1000...604_800_000) } else { s.ignore("expireAfterMs") }
+            if s.keys.contains("expireAfterMs") { expireAfterMs = try s.int("expireAfterMs", in: 1000...604_800_000) }  // null removes it
+            s.ignore("expireAfterMs")
             try s.finish()
             action = .script(run)
         }
@@ -144,8 +148,9 @@ extension Handler {
         if let list = try fields.array("on") {
             let allowed: Set<EventType>
             if case .button = owner { allowed = Self.buttonEvents } else { allowed = Self.sheetEvents }
-            guard !list.isEmpty, list.count <= EventType.allCases.count else {
-                throw ButtonsError.invalid("on", "on must list at least one event type")
+            guard !list.isEmpty else { throw ButtonsError.invalid("on", "on must list at least one event type") }
+            guard list.count <= EventType.allCases.count else {
+                throw ButtonsError.invalid("on", "on lists \(list.count) entries; there are \(EventType.allCases.count) event types")
             }
             var types: [EventType] = []
             for (i, item) in list.enumerated() {
@@ -160,16 +165,15 @@ extension Handler {
         } else if creating {
             throw ButtonsError.invalid("on", "on (a list of event types) is required")
         }
-        if fields.has("option") {
+        if fields.keys.contains("option") {  // null removes it
             let option = try fields.name("option")
-            guard case .sheet = owner else { throw ButtonsError.invalid("option", "option is only for sheet handlers") }
+            if option != nil, case .button = owner { throw ButtonsError.invalid("option", "option is only for sheet handlers") }
             if let option, let options = context.sheetOptions, !options.contains(option) {
                 throw ButtonsError.invalid("option", "the sheet has no option '\(option)'")
             }
             self.option = option
-        } else {
-            fields.ignore("option")
         }
+        fields.ignore("option")
         if let enabled = try fields.bool("enabled") { self.enabled = enabled }
         if let ordered = try fields.bool("ordered") { self.ordered = ordered }
     }

@@ -29,7 +29,8 @@ extension Handler {
         if let address = try o.string("address", maxLength: 1024) { osc.address = address }
         try Self.applyOSC(&o, to: &osc, context: context)
         if let v = try o.int("maxAttempts", in: 1...20) { maxAttempts = v }
-        if o.has("expireAfterMs") { expireAfterMs = try o.int("expireAfterMs", in: 1000...604_800_000) } else { o.ignore("expireAfterMs") }
+        if o.keys.contains("expireAfterMs") { expireAfterMs = try o.int("expireAfterMs", in: 1000...604_800_000) }  // null removes it
+        o.ignore("expireAfterMs")
         try o.finish()
         action = .osc(osc)
     }

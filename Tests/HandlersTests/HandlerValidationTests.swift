@@ -795,10 +795,8 @@ import Testing
         var sheet = try Self.create(Base.sheet.body, owner: Self.menu)
         #expect(sheet.option == "go")
         try sheet.patch(with: try Self.json(#"{"option": null}"#), context: Self.context(.open, scripts: nil, owner: Self.menu))
-        withKnownIssue("PATCH ignores a null expireAfterMs and a null option") {
-            #expect(hook.expireAfterMs == nil)
-            #expect(sheet.option == nil)
-        }
+        #expect(hook.expireAfterMs == nil)
+        #expect(sheet.option == nil)
     }
 
     @Test func aPatchOfAnOSCHandlerKeepsWhatItDoesNotName() throws {
