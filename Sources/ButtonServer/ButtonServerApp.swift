@@ -43,9 +43,8 @@ public final class ButtonServerApp: Sendable {
     /// checked against it.
     let routeTable: [APIRouter.Entry]
 
-    public struct StartError: Error, CustomStringConvertible {
-        public var description: String
-    }
+    /// Why the server could not start: the HTTP server's one start error, whatever part failed.
+    public typealias StartError = HTTPServer.StartError
 
     public init(options: ServeOptions) throws(StartError) {
         self.options = options

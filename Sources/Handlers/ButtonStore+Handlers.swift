@@ -1,3 +1,4 @@
+import Delivery
 import ButtonStore
 import ButtonEngine
 import JSON
@@ -112,7 +113,7 @@ extension ButtonStore {
         func json(_ column: Int32) -> JSONValue? { row.optionalText(column).flatMap { try? JSONParser.parse(Array($0.utf8)) } }
         let action: Handler.Action
         if row.text(7) == "webhook" {
-            var hook = Handler.Webhook(url: row.optionalText(8) ?? "")
+            var hook = WebhookAction(url: row.optionalText(8) ?? "")
             hook.method = row.optionalText(9) ?? "POST"
             if case .object(let headers)? = json(10) {
                 hook.headers = headers.compactMapValues { if case .string(let value) = $0 { value } else { nil } }
@@ -121,17 +122,17 @@ extension ButtonStore {
             hook.timeoutMs = row.int64(14)
             action = .webhook(hook)
         } else if row.text(7) == "osc" {
-            var osc = Handler.OSC(url: row.optionalText(8) ?? "", address: row.optionalText(12) ?? "")
+            var osc = OSCAction(url: row.optionalText(8) ?? "", address: row.optionalText(12) ?? "")
             osc.slip = row.optionalText(9) == "slip"
             if case .array(let args)? = json(13) {
                 osc.args = args.compactMap { arg in
                     guard case .string(let type)? = arg["type"] else { return nil }
-                    return Handler.OSC.Argument(type: type, value: arg["value"] ?? .null)
+                    return OSCAction.Argument(type: type, value: arg["value"] ?? .null)
                 }
             }
             action = .osc(osc)
         } else {
-            var run = Handler.Script(name: row.optionalText(12) ?? "")
+            var run = ScriptAction(name: row.optionalText(12) ?? "")
             if case .array(let args)? = json(13) { run.args = args.compactMap { if case .string(let arg) = $0 { arg } else { nil } } }
             run.timeoutMs = row.int64(14)
             action = .script(run)

@@ -49,7 +49,7 @@ extension Handler {
         switch (webhook, script, osc) {
         case (var w?, nil, nil):
             guard let url = try w.string("url", maxLength: 100_000) else { throw ButtonsError.invalid("webhook.url", "webhook.url is required") }
-            var hook = Webhook(url: url)
+            var hook = WebhookAction(url: url)
             try Self.validate(url: url, destinations: context.destinations)
             hook.method = try Self.method(&w) ?? "POST"
             hook.body = try Self.bodyTemplate(&w)
@@ -67,7 +67,7 @@ extension Handler {
                     "script", "script handlers are disabled: start buttond with --scripts-dir DIR (or BUTTOND_SCRIPTS_DIR) to allow scripts from DIR")
             }
             try Self.validate(script: name, in: dir)
-            var run = Script(name: name)
+            var run = ScriptAction(name: name)
             if let args = try s.array("args") { run.args = try Self.arguments(args) }
             run.timeoutMs = try s.int("timeoutMs", in: 1000...300_000) ?? 10_000
             maxAttempts = try s.int("maxAttempts", in: 1...20) ?? 1
@@ -181,8 +181,8 @@ extension Handler {
     /// `webhook.method`, upper-cased; nil when absent.
     package static func method(_ fields: inout Fields) throws(ButtonsError) -> String? {
         guard let method = try fields.string("method", maxLength: 16) else { return nil }
-        guard Webhook.methods.contains(method.uppercased()) else {
-            throw ButtonsError.invalid("webhook.method", "webhook.method must be one of \(Webhook.methods.joined(separator: ", "))")
+        guard WebhookAction.methods.contains(method.uppercased()) else {
+            throw ButtonsError.invalid("webhook.method", "webhook.method must be one of \(WebhookAction.methods.joined(separator: ", "))")
         }
         return method.uppercased()
     }
@@ -196,7 +196,7 @@ extension Handler {
     }
 
     /// What only the whole webhook can tell: a GET carries no body.
-    package static func check(_ hook: Webhook) throws(ButtonsError) {
+    package static func check(_ hook: WebhookAction) throws(ButtonsError) {
         if hook.method == "GET" && hook.body != nil {
             throw ButtonsError.invalid("webhook.body", "a GET request carries no body; use POST, PUT, PATCH or DELETE with webhook.body")
         }

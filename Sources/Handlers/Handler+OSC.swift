@@ -14,7 +14,7 @@ extension Handler {
         guard let address = try o.string("address", maxLength: 1024) else {
             throw ButtonsError.invalid("osc.address", "osc.address is required (an OSC address such as /cue/{option}/start)")
         }
-        var osc = OSC(url: url, address: address)
+        var osc = OSCAction(url: url, address: address)
         try applyOSC(&o, to: &osc, context: context)
         let attempts = try o.int("maxAttempts", in: 1...20) ?? 7
         let expire = try o.int("expireAfterMs", in: 1000...604_800_000)
@@ -36,13 +36,13 @@ extension Handler {
     }
 
     /// `args` and `slip`, then the whole message checked.
-    private static func applyOSC(_ o: inout Fields, to osc: inout OSC, context: Context) throws(ButtonsError) {
+    private static func applyOSC(_ o: inout Fields, to osc: inout OSCAction, context: Context) throws(ButtonsError) {
         if let list = try o.array("args") { osc.args = try oscArguments(list) }
         if let slip = try o.bool("slip") { osc.slip = slip }
         try validate(osc: osc, destinations: context.destinations)
     }
 
-    package static func validate(osc: OSC, destinations: DestinationRules) throws(ButtonsError) {
+    package static func validate(osc: OSCAction, destinations: DestinationRules) throws(ButtonsError) {
         guard let destination = OSCClient.Destination(url: osc.url) else {
             throw ButtonsError.invalid("osc.url", "osc.url must be osc.udp://HOST:PORT or osc.tcp://HOST:PORT (no user, no path)")
         }
@@ -58,18 +58,18 @@ extension Handler {
         }
     }
 
-    package static func oscArguments(_ list: [JSONValue]) throws(ButtonsError) -> [OSC.Argument] {
+    package static func oscArguments(_ list: [JSONValue]) throws(ButtonsError) -> [OSCAction.Argument] {
         guard list.count <= 32 else { throw ButtonsError.invalid("osc.args", "osc.args holds at most 32 arguments") }
-        var args: [OSC.Argument] = []
+        var args: [OSCAction.Argument] = []
         for (index, item) in list.enumerated() {
             var fields = try Fields(item, path: "osc.args[\(index)]")
-            guard let type = try fields.string("type", maxLength: 1), OSC.types.contains(type) else {
-                throw ButtonsError.invalid(fields.path("type"), "\(fields.path("type")) must be one of \(OSC.types.joined(separator: ", "))")
+            guard let type = try fields.string("type", maxLength: 1), OSCAction.types.contains(type) else {
+                throw ButtonsError.invalid(fields.path("type"), "\(fields.path("type")) must be one of \(OSCAction.types.joined(separator: ", "))")
             }
             let value = fields.raw("value") ?? .null
             try checkOSC(value, type: type, field: fields.path("value"))
             try fields.finish()
-            args.append(OSC.Argument(type: type, value: value))
+            args.append(OSCAction.Argument(type: type, value: value))
         }
         return args
     }

@@ -7,9 +7,6 @@ import JSON
 /// The one shape of a handler: the API reads and renders it, the store keeps it in typed
 /// columns, the dispatcher runs it.
 public struct Handler: Sendable, Equatable {
-    public typealias Webhook = WebhookAction
-    public typealias Script = ScriptAction
-    public typealias OSC = OSCAction
 
     public typealias Action = DeliveryAction
 

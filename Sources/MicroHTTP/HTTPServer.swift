@@ -48,8 +48,12 @@ public final class HTTPServer: Sendable {
     /// The bound port (the real one when configured with 0); 0 before `start`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
+    /// Why a server could not start (the port, the certificate, and for the whole application
+    /// whatever part failed): the one start error.
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
     public func start() throws {

@@ -1,3 +1,4 @@
+import Delivery
 import Handlers
 import Foundation
 import Testing
@@ -26,10 +27,10 @@ import Testing
             let store = try ButtonStore(directory: base)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
-            var hook = Handler.Webhook(url: "http://x/h")
+            var hook = WebhookAction(url: "http://x/h")
             hook.headers = ["A": "b"]
             hook.timeoutMs = 2000
-            var run = Handler.Script(name: "run.sh")
+            var run = ScriptAction(name: "run.sh")
             run.args = ["{button}", "x"]
             run.timeoutMs = 5000
             #expect(

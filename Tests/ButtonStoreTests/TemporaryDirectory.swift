@@ -1,3 +1,4 @@
+import Delivery
 import Handlers
 import Outbox
 import ButtonEngine
@@ -46,10 +47,10 @@ func deliveryRow(_ id: Int64, handler: String = "h1", eventSeq: Int64 = 1, nextA
 func storedHandler(
     _ id: String, owner: String, secret: String? = nil, enabled: Bool = true, position: Int = 0, script: Bool = false
 ) -> StoredHandler {
-    var hook = Handler.Webhook(url: "http://127.0.0.1:9/\(id)")
+    var hook = WebhookAction(url: "http://127.0.0.1:9/\(id)")
     hook.headers = ["X-Id": id]
     hook.body = ["handler": .string(id), "event": "{event}"]
-    var run = Handler.Script(name: "\(id).sh")
+    var run = ScriptAction(name: "\(id).sh")
     run.args = ["{button}", id]
     let handler = Handler(
         id: id, owner: Source(stored: owner)!, on: [.tap, .longPress], option: owner.hasPrefix("sheet:") ? "go" : nil,

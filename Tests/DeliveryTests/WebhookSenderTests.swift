@@ -1,3 +1,4 @@
+import Delivery
 import Handlers
 import Outbox
 import ButtonStore
@@ -18,7 +19,7 @@ struct WebhookSenderTests {
     }
 
     static func sender(_ url: String, timeoutMs: Int64 = 10_000, rules: DestinationRules = DestinationRules(), http: HTTPLoop) -> WebhookSender {
-        var webhook = Handler.Webhook(url: url)
+        var webhook = WebhookAction(url: url)
         webhook.timeoutMs = timeoutMs
         return WebhookSender(webhook: webhook, key: Array(repeating: 7, count: 32), userAgent: "test", http: http, rules: { rules })
     }
