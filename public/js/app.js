@@ -22,6 +22,7 @@ import { showTokens } from "./tokens.js";
 import { registerWorker } from "./pwa.js";
 import { drawGlyphs } from "./icons.js";
 import { refitWhenFontsLoad } from "./fit.js";
+import { setConnectionState } from "./connection.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -79,6 +80,7 @@ function setConn(state) {
   node.querySelector(".conn-text").textContent = {
     connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", offline: "Offline",
   }[state] || state;
+  setConnectionState(state);
 }
 
 // ---- edit mode: offered to an admin session only -------------------------------------------

@@ -10,6 +10,7 @@ import { KeyView } from "./key-view.js";
 import { SheetKey } from "./sheet-key.js";
 import { onListenersChange } from "./listeners.js";
 import { choosePage, renderTabs, pageTitle, onPageChange, takeDirection } from "./pages.js";
+import { onConnectionChange } from "./connection.js";
 
 const views = new Map(); // "button:id" or "sheet:id" -> KeyView or SheetKey
 const sectionIds = new Map(); // group name -> section id
@@ -47,6 +48,7 @@ export function initGrid({ openEditor, openHealth, createInGroup: create }) {
     view.apply(ev);
   });
   onPageChange(() => render());
+  onConnectionChange(() => { for (const v of views.values()) v.applyConnection(); });
   onListenersChange(() => { for (const v of views.values()) if (v instanceof KeyView) v.update(v.b); });
 }
 
