@@ -155,12 +155,16 @@ extension API {
             filter.before = id
         }
         if let handler = request.query["handler"] { filter.handlers = [handler] }
-        if let kind = request.query["kind"] {
-            guard LogFilter.kinds.contains(kind) else {
-                throw ButtonsError.invalid("kind", "kind must be one of \(LogFilter.kinds.joined(separator: ", "))")
+        if let list = request.query["kind"] {
+            // One kind or several (`kind=webhook,script,osc`: every handler's, without the
+            // server's own MQTT publishing).
+            let kinds = Set(list.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
+            guard kinds.isSubset(of: LogFilter.kinds) else {
+                throw ButtonsError.invalid(
+                    "kind", "kind must be one or more of \(LogFilter.kinds.joined(separator: ", ")), separated by commas")
             }
-            var ofKind = Set(handlers.all.filter { $0.kind == kind }.map(\.id))
-            if kind == "mqtt" { ofKind.insert(MQTTEventSender.targetID) }
+            var ofKind = Set(handlers.all.filter { kinds.contains($0.kind) }.map(\.id))
+            if kinds.contains("mqtt") { ofKind.insert(MQTTEventSender.targetID) }
             filter.handlers = filter.handlers.map { $0.intersection(ofKind) } ?? ofKind
         }
         switch (request.query["button"], request.query["sheet"]) {

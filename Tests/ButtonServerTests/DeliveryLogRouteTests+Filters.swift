@@ -29,6 +29,8 @@ extension DeliveryLogRouteTests {
         #expect(try handlers("kind=osc") == [osc, osc])
         #expect(try handlers("kind=script").isEmpty)
         #expect(try handlers("kind=mqtt").isEmpty, "no MQTT here: the server publishes nothing")
+        #expect(try handlers("kind=webhook,script,osc").sorted() == [onButton, onButton, onSheet, onSheet, osc, osc].sorted())
+        #expect(try handlers("kind=osc,mqtt") == [osc, osc])
         #expect(try handlers("button=b") == [onButton, onButton])
         #expect(try handlers("sheet=s").sorted() == [onSheet, onSheet, osc, osc].sorted())
         #expect(try Self.list(server, "sheet=s").allSatisfy { $0["sheet"] == "s" && $0["button"] == nil })
@@ -44,7 +46,7 @@ extension DeliveryLogRouteTests {
         #expect(Self.ids(page["deliveries"]?.array ?? []) + Self.ids(rest) == Self.ids(try Self.list(server, "sheet=s")))
 
         for (query, field) in [
-            ("kind=http", "kind"), ("kind=", "kind"), ("kind=Webhook", "kind"), ("button=B%20B", "button"), ("button=", "button"),
+            ("kind=http", "kind"), ("kind=", "kind"), ("kind=Webhook", "kind"), ("kind=osc,", "kind"), ("kind=osc,,mqtt", "kind"), ("button=B%20B", "button"), ("button=", "button"),
             ("sheet=..", "sheet"), ("button=b&sheet=s", "sheet"), ("status=failed-ish", "status"),
         ] {
             let reply = try server.client.get("/api/v1/deliveries?\(query)")

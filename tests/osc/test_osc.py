@@ -210,6 +210,7 @@ class Started:
 
     def __init__(self, data: Path, dump: OscDump):
         self.data, self.dump = data, dump
+        data.mkdir(parents=True, exist_ok=True)
         self.osc_port = free_port()
         self.log = open(data.parent / f"buttond-{time.monotonic_ns()}.log", "w+")
         self.proc, self.url = buttond_process.launch(
