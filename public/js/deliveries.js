@@ -55,11 +55,11 @@ export function showDeliveries(h) {
   const kindsAll = serverWords("deliveryKinds", ["webhook", "script", "osc", "mqtt"]);
   const handlerKinds = kindsAll.filter((k) => k !== "mqtt");
   // "" is every handler's kind but the server's own MQTT publishing: it is there when asked.
-  const kindSel = select("kind", [["", "Handlers (no MQTT)"], ...kindsAll.map((k) => [k, k === "mqtt" ? "MQTT publishing" : kindLabel(k)]),
-    ["*", "Everything, MQTT too"]], "");
+  const kindSel = select("kind", [["", "All handlers"], ...kindsAll.map((k) => [k, k === "mqtt" ? "MQTT publishing" : kindLabel(k)]),
+    ["*", "All, with MQTT"]], "");
   const sources = [...[...buttons.values()].map((b) => [`button:${b.id}`, title(b)]),
     ...[...sheets.values()].map((x) => [`sheet:${x.id}`, `${title(x)} (sheet)`])];
-  const sourceSel = select("source", [["", "Any button or sheet"], ...sources], "");
+  const sourceSel = select("source", [["", "Any"], ...sources], "");
   const handlerSel = select("handler", [["", "Any handler"]], "");
   if (!h) {
     // Every handler, named by where it is and where it delivers (the config lists them all).

@@ -100,7 +100,7 @@ def test_osc_handler_made_edited_and_refused_in_the_editor(server, driver):
     assert chip.text == "OSC"
 
     # editing shows every field as the server has it; a change is saved as typed
-    form = open_edit(driver, h["id"], "osc osc.udp://127.0.0.1:53000 /cue/{button}/start")
+    form = open_edit(driver, h["id"], "osc.udp://127.0.0.1:53000 /cue/{button}/start")
     assert form.find_element(By.CSS_SELECTOR, "input[name=htype][value=osc]").is_selected()
     assert form.find_element(By.NAME, "oscUrl").get_attribute("value") == "osc.udp://127.0.0.1:53000"
     assert form.find_element(By.NAME, "oscAddress").get_attribute("value") == "/cue/{button}/start"
@@ -124,7 +124,7 @@ def test_osc_handler_made_edited_and_refused_in_the_editor(server, driver):
                            {"type": "i", "value": 42}], osc["args"]
 
     # the server's refusals are shown next to the field they name, and nothing is changed
-    form = open_edit(driver, h["id"], "osc osc.tcp://127.0.0.1:53001 /cue/{button}/start")
+    form = open_edit(driver, h["id"], "osc.tcp://127.0.0.1:53001 /cue/{button}/start")
     type_into(form.find_element(By.NAME, "oscAddress"), "cue/go")
     click(driver, form.find_element(By.CSS_SELECTOR, "[type=submit]"))
     assert "must start with /" in field_error(driver, "osc.address")
