@@ -13,7 +13,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev liblo-dev libmimalloc-dev \
+      pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev liblo-dev libmimalloc-dev libqrencode-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -23,12 +23,12 @@ RUN swift build -c release --static-swift-stdlib --product buttond \
  && strip /out/buttond
 
 FROM ${RUNTIME_IMAGE}
-# The libraries `ldd buttond` lists (libmicrohttpd, libsqlite3, libcrypto, libcurl, libmosquitto, liblo, mimalloc and what
+# The libraries `ldd buttond` lists (libmicrohttpd, libsqlite3, libcrypto, libcurl, libmosquitto, liblo, mimalloc, libqrencode and what
 # they pull in; libstdc++ and libgcc_s are already in the base), plus the CA certificates
 # libcurl needs to deliver to https:// handlers.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 libmosquitto1 liblo7 libmimalloc2.0 ca-certificates \
+      libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 libmosquitto1 liblo7 libmimalloc2.0 libqrencode4 ca-certificates \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
  && groupadd --system --gid 10001 buttond \
  && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home \

@@ -2,7 +2,7 @@
 # Both install what a fresh Debian machine with the Swift toolchain is missing.
 
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev liblo-dev libmimalloc-dev liblo-tools mosquitto mosquitto-clients openssl curl
+APT_PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libmosquitto-dev liblo-dev libmimalloc-dev libqrencode-dev zbar-tools liblo-tools mosquitto mosquitto-clients openssl curl
 RELEASE_BIN := .build/release/buttond
 
 .PHONY: deps build release run test test-swift test-fuzz test-browser test-hostile test-mqtt test-osc test-readme test-container bench clean

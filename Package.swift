@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "COSC", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "Platform", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["Platform", "ThreadSupport"], swiftSettings: strict),
@@ -54,6 +55,8 @@ let package = Package(
         .target(name: "CurlHTTP", dependencies: ["Platform", "CCurl", "JSON", "ThreadSupport"], swiftSettings: strict),
         .target(name: "MQTT", dependencies: ["Platform", "CMosquitto", "ThreadSupport"], swiftSettings: strict),
         .target(name: "OSC", dependencies: ["Platform", "COSC", "ThreadSupport"], swiftSettings: strict),
+        // QR codes (the kiosk link) by libqrencode.
+        .target(name: "QRCode", dependencies: ["Platform", "CQREncode"], swiftSettings: strict),
         .target(
             name: "Buttons",
             dependencies: ["Platform", "ButtonEngine", "ButtonStore", "Outbox", "JSON", "ThreadSupport"],
@@ -74,7 +77,7 @@ let package = Package(
             name: "ButtonServer",
             dependencies: [
                 "Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "Bridges",
-                "TLSCertificates", "Logging", "ThreadSupport",
+                "TLSCertificates", "Logging", "ThreadSupport", "QRCode",
             ],
             swiftSettings: strict,
             plugins: ["EmbedDocument"]
@@ -114,6 +117,7 @@ let package = Package(
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "Outbox", "Handlers", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: ["Platform", "OSC", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["Platform", "QRCode"], swiftSettings: strict),
         .testTarget(
             name: "ButtonsTests", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "Outbox", "JSON", "CSQLite"], swiftSettings: strict),
         .testTarget(name: "OutboxTests", dependencies: ["Outbox", "ButtonEngine"], swiftSettings: strict),
@@ -134,7 +138,7 @@ let package = Package(
             name: "ButtonServerTests",
             dependencies: [
                 "ButtonServer", "Buttons", "ButtonStore", "Handlers", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC",
-                "Bridges",
+                "Bridges", "Delivery",
             ],
             swiftSettings: strict
         ),

@@ -4,11 +4,11 @@
 // network untouched, so nothing is ever queued or replayed — a press that cannot reach the
 // server fails at once, in the page.
 
-const CACHE = "buttond-panel-v3";
+const CACHE = "buttond-panel-v4";
 const CORE = [
   "./", "manifest.webmanifest", "favicon.svg", "app/icon.svg", "app/icon-maskable.svg",
   "css/panel.css", "css/keys.css", "css/editor.css",
-  "js/api.js", "js/app.js", "js/button-form.js", "js/colour.js", "js/confirm.js",
+  "js/api.js", "js/app.js", "js/button-form.js", "js/colour.js", "js/confirm.js", "js/connection.js",
   "js/deliveries.js", "js/dom.js", "js/editor-dialog.js", "js/editor.js", "js/fit.js",
   "js/form.js", "js/format.js", "js/grid.js", "js/handler-kinds.js", "js/handlers.js",
   "js/health-dialog.js", "js/health-notes.js", "js/health.js", "js/icons.js", "js/key-flip.js",

@@ -7,15 +7,35 @@ public struct SheetMachine: Sendable {
     public var optionIDs: [String]
     /// Shown on the panels.
     public private(set) var isOpen = false
+    /// How long an open sheet waits for a choice before it cancels itself (0: for ever), so a
+    /// panel that opened it and went away does not leave it open on every other one.
+    public var openTimeoutMs: Int64
+    /// When the open sheet times out (the `t` of its open plus `openTimeoutMs`), if it does.
+    public private(set) var closesAt: Int64?
 
-    public init(optionIDs: [String]) {
+    public init(optionIDs: [String], openTimeoutMs: Int64 = 0) {
         self.optionIDs = optionIDs
+        self.openTimeoutMs = openTimeoutMs
     }
 
-    /// Shows the sheet: `sheet-open`.
+    /// Shows the sheet: `sheet-open`. Opening an open sheet again starts its timeout again.
     public mutating func open(t: Int64) -> [GestureEvent] {
         isOpen = true
+        closesAt = openTimeoutMs > 0 ? t.saturatingAdd(openTimeoutMs) : nil
         return [GestureEvent(.sheetOpen, t: t)]
+    }
+
+    /// The timeout at `now`: `sheet-cancel` with `reason: "timeout"` at the deadline's `t` once
+    /// it has come (at exactly `closesAt` it has), else nothing.
+    public mutating func fireDue(now: Int64) -> [GestureEvent] {
+        guard isOpen, let closesAt, closesAt <= now else { return [] }
+        close()
+        return [GestureEvent(.sheetCancel, t: closesAt, data: EventData(reason: "timeout"))]
+    }
+
+    private mutating func close() {
+        isOpen = false
+        closesAt = nil
     }
 
     /// Chooses by id or, failing that, by a decimal index ("0", "1", ...): `select` with the
@@ -31,13 +51,13 @@ public struct SheetMachine: Sendable {
     /// Chooses by index: `select` with the option's id and index; closes the sheet.
     public mutating func choose(index: Int, t: Int64) throws(SheetError) -> [GestureEvent] {
         guard optionIDs.indices.contains(index) else { throw .unknownOption }
-        isOpen = false
+        close()
         return [GestureEvent(.select, t: t, data: EventData(option: optionIDs[index], index: index))]
     }
 
     /// Dismisses the sheet: `sheet-cancel`; closes it.
     public mutating func cancel(t: Int64) -> [GestureEvent] {
-        isOpen = false
+        close()
         return [GestureEvent(.sheetCancel, t: t)]
     }
 

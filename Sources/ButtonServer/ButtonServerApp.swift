@@ -281,6 +281,7 @@ struct API: Sendable {
         addHandlerRoutes(to: &router)
         addConfigRoutes(to: &router)
         addTokenRoutes(to: &router)
+        addVocabularyRoutes(to: &router)
         let files = StaticFiles(root: options.publicDir)
         router.fallback = { request in
             if request.path == "/api" || request.path.hasPrefix("/api/") {

@@ -1,3 +1,4 @@
+import JSON
 import Outbox
 import ButtonEngine
 /// The delivery log: what the delivery workers send and retry, and what they did, kept up to a
@@ -135,6 +136,38 @@ extension ButtonStore {
             }
             select.bind(before ?? Int64.max, at: 2)
             select.bind(limit, at: 3)
+            return try select.rows(Self.deliveryRow)
+        }
+    }
+
+    /// The log newest first for the panel's filters: any of `handlers` (nil: every handler),
+    /// one `source` (a button's or a sheet's deliveries, the server's own MQTT rows included),
+    /// one stored `status`, and with `failedOnly` only those with at least one attempt made.
+    /// One statement for every combination: a filter not given is a NULL that passes every
+    /// row. It walks the log newest first, so it reads what it returns and what it skips.
+    public func deliveries(
+        handlers: [String]?, source: Source?, status: DeliveryStatus?, attempted: Bool, before: Int64?, limit: Int
+    ) throws(StoreError) -> [DeliveryRow] {
+        guard limit > 0, handlers.map({ !$0.isEmpty }) ?? true else { return [] }
+        if source == nil, !attempted, (handlers?.count ?? 1) == 1 {
+            return try deliveries(handler: handlers?.first, status: status, before: before, limit: limit)
+        }
+        return try withReader { connection throws(StoreError) in
+            let select = try connection.statement(
+                """
+                SELECT * FROM delivery_rows
+                WHERE id < ?1 AND (?3 IS NULL OR +status = ?3)
+                    AND (?4 IS NULL OR handler IN (SELECT value FROM json_each(?4)))
+                    AND (?5 IS NULL OR button = ?5) AND (?6 IS NULL OR sheet = ?6) AND (?7 = 0 OR attempts > 0)
+                ORDER BY id DESC LIMIT ?2
+                """)
+            select.bind(before ?? Int64.max, at: 1)
+            select.bind(limit, at: 2)
+            select.bind(status?.rawValue, at: 3)
+            select.bind(handlers.map { String(decoding: JSONWriter.encode(.array($0.map { .string($0) })), as: UTF8.self) }, at: 4)
+            select.bind(source?.button, at: 5)
+            select.bind(source?.sheet, at: 6)
+            select.bind(attempted, at: 7)
             return try select.rows(Self.deliveryRow)
         }
     }

@@ -38,6 +38,8 @@ package struct Batch {
     package var answers: [Answer] = []
     /// Buttons whose timers fired in this batch (re-tried if the write fails).
     package var fired: [ButtonSlot] = []
+    /// Sheets whose timeout fired in this batch (re-tried if the write fails).
+    package var firedSheets: [SheetSlot] = []
     /// The commands applied (accepted or refused), in order.
     package var submitted: [Submitted] = []
     /// Refusals not answered yet: the batch was applied on top of one still in flight.

@@ -51,6 +51,12 @@ package struct ButtonDefinition: Sendable, Equatable {
 
     package static let defaultFaces = [Face(label: "Off"), Face(label: "On")]
 
+    /// The colour the key shows on `face`: a toggle's face's own, else the key's (SPEC §10).
+    package func shownColor(face: Int) -> String? {
+        if config.kind == .toggle, faces.indices.contains(face), let color = faces[face].color { return color }
+        return color
+    }
+
     /// A new button from a create body (`id` required).
     package static func create(from json: JSONValue) throws(ButtonsError) -> ButtonDefinition {
         var fields = try Fields(json)

@@ -73,7 +73,10 @@ extension Sequencer {
                 arm(slot, machine)
                 senders[slot.id] = sender
             }
-            if let (slot, machine) = applied.sheet { batch.keep(machine, of: slot) }
+            if let (slot, machine) = applied.sheet {
+                batch.keep(machine, of: slot)
+                arm(slot, machine)
+            }
             batch.deliveries += rows
             batch.answers.append(Batch.Answer(events: range, reply: reply))
         } catch {

@@ -71,15 +71,14 @@ extension Sequencer {
         }
     }
 
-    /// Changes a sheet's definition (title, options).
+    /// Changes a sheet's definition (title, options, its timeout from its next open on).
     package func updateSheet(_ id: String, with json: JSONValue) throws(ButtonsError) -> JSONValue {
         try exclusive { [registry] () throws(ButtonsError) in
             let slot = try registry.sheet(id)
             let definition = try slot.definition.patched(with: json)
             try registry.saveSheet(definition)
             return slot.locked {
-                slot.definition = definition
-                slot.machine.optionIDs = definition.options.map(\.id)
+                slot.adopt(definition)
                 return definition.json(open: slot.machine.isOpen)
             }
         }

@@ -72,7 +72,16 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     package let maxQueue: Int
     /// How far ahead of the server clock an input's `t` may be.
     package let maxFutureMs: Int64
-    package var timers = TimerHeap()
+    package var timers = TimerHeap<ButtonSlot>()
+    /// Open sheets' timeouts (`openTimeoutMs`).
+    package var sheetTimers = TimerHeap<SheetSlot>()
+    /// The earliest timer of either kind (stage lock).
+    var nextTimer: Int64? {
+        switch (timers.next, sheetTimers.next) {
+        case (let a?, let b?): min(a, b)
+        case (let a, let b): a ?? b
+        }
+    }
 
     package init(
         registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
@@ -169,7 +178,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
                 break
             }
             // `timers` is read and changed under the stage lock (the writer applies too).
-            let next = timers.next
+            let next = nextTimer
             if idle, next.map({ Double($0) > clock.precise() }) ?? true {
                 stage.unlock()
                 sleepingUntil = next ?? .max
@@ -223,7 +232,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
     /// armed a timer earlier than the one the sequencer sleeps until.
     func applyOnWriter(_ work: [Work]) {
         turn(work)
-        let next = timers.next
+        let next = nextTimer
         condition.locked {
             if let sleepingUntil, let next, next < sleepingUntil { condition.signal() }
         }
@@ -277,13 +286,16 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
         self.failed = nil
         let retry = clock.now() + 100
         for slot in failed.fired { timers.schedule(slot, at: retry) }
+        for slot in failed.firedSheets { sheetTimers.schedule(slot, at: retry) }
         let again = open
         open = Batch(firstSeq: failed.firstSeq, generation: failed.generation)
         let now = clock.now()
         for slot in again.fired { timers.schedule(slot, at: now) }
+        for slot in again.firedSheets { sheetTimers.schedule(slot, at: now) }
         fireDueTimers()
         for item in again.submitted { apply(item.command, by: item.sender, reply: item.reply, to: &open) }
         for (_, entry) in failed.buttons { arm(entry.slot) }
+        for (_, entry) in failed.sheets { arm(entry.slot) }
     }
 
     /// Waits (stage lock held) until everything applied so far is committed or refused.
@@ -315,9 +327,17 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
         timers.schedule(slot, at: deadline.saturatingSubtract(machine.clockOffset))
     }
 
-    /// Fires every timer that is due into the open batch.
+    /// Arms the sheet's timeout at its latest machine's deadline, if it is open with one.
+    package func arm(_ sheet: SheetSlot, _ latest: SheetMachine? = nil) {
+        let machine = latest ?? open.machine(of: sheet)
+        guard !sheet.removed, machine.isOpen, let deadline = machine.closesAt else { return }
+        sheetTimers.schedule(sheet, at: deadline)
+    }
+
+    /// Fires every timer that is due into the open batch: buttons', then sheets' timeouts.
     private func fireDueTimers() {
         let now = clock.now()
+        defer { fireDueSheetTimers(now: now) }
         for slot in timers.popDue(now: now) where !slot.removed {
             var machine = open.machine(of: slot)
             let gestures = machine.fireDue(now: now)
@@ -330,6 +350,24 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
             arm(slot, machine)
             let events = open.append(gestures, of: .button(slot.id), idPrefix: log.idPrefix, by: senders[slot.id])
             // A timer's deliveries are never refused for a full queue: the press was accepted.
+            open.deliveries += handlers.deliveries(for: open.events[events], now: now)
+        }
+    }
+}
+
+extension Sequencer {
+    /// Cancels every open sheet whose timeout is due (`sheet-cancel`, `reason: "timeout"`).
+    fileprivate func fireDueSheetTimers(now: Int64) {
+        for slot in sheetTimers.popDue(now: now) where !slot.removed {
+            var machine = open.machine(of: slot)
+            let gestures = machine.fireDue(now: now)
+            guard !gestures.isEmpty else {
+                arm(slot, machine)  // closed, or opened again since: nothing was due
+                continue
+            }
+            open.firedSheets.append(slot)
+            open.keep(machine, of: slot)
+            let events = open.append(gestures, of: .sheet(slot.id), idPrefix: log.idPrefix)
             open.deliveries += handlers.deliveries(for: open.events[events], now: now)
         }
     }

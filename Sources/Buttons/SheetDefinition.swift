@@ -17,6 +17,8 @@ package struct SheetDefinition: Sendable, Equatable {
     /// Where the panel places it, as a button's (SPEC §7); `group` also scopes named tokens.
     package var order: Int64?
     package var group: String?
+    /// How long it stays open without a choice before the server cancels it (SPEC §7): 0 never.
+    package var openTimeoutMs: Int64 = 60_000
 
     package static let maxOptions = 32
 
@@ -42,6 +44,13 @@ package struct SheetDefinition: Sendable, Equatable {
         if let cancel = try fields.string("cancelLabel", maxLength: 64) { cancelLabel = cancel }
         if fields.has("order") { order = try fields.int("order", in: -1_000_000_000...1_000_000_000) } else { fields.ignore("order") }
         if fields.has("group") { group = try fields.string("group", maxLength: 64) } else { fields.ignore("group") }
+        if let timeout = try fields.int("openTimeoutMs", in: 0...3_600_000) {
+            guard timeout == 0 || timeout >= 1000 else {
+                throw ButtonsError.invalid(
+                    fields.path("openTimeoutMs"), "openTimeoutMs must be 0 (never) or between 1000 and 3600000, not \(timeout)")
+            }
+            openTimeoutMs = timeout
+        }
         if let options = try fields.array("options") {
             guard (1...Self.maxOptions).contains(options.count) else {
                 throw ButtonsError.invalid("options", "options must have between 1 and \(Self.maxOptions) entries")
@@ -67,7 +76,7 @@ package struct SheetDefinition: Sendable, Equatable {
 
     package var json: JSONValue {
         var object: [String: JSONValue] = [
-            "id": .string(id), "title": .string(label), "cancelLabel": .string(cancelLabel),
+            "id": .string(id), "title": .string(label), "cancelLabel": .string(cancelLabel), "openTimeoutMs": .int(openTimeoutMs),
             "options": .array(
                 options.map { ["id": .string($0.id), "label": .string($0.label), "destructive": .bool($0.destructive)] }),
         ]

@@ -39,14 +39,14 @@ extension RegistrySlot {
     package func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try lock.locked(body) }
 }
 
-package final class ButtonSlot: RegistrySlot, @unchecked Sendable {  // every `var` is guarded by `lock`
+package final class ButtonSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  // every `var` is guarded by `lock`
     package static let kind = "button"
     package let id: String
     package let lock = Condition()
     package var definition: ButtonDefinition
     package var machine: ButtonMachine
     package var removed = false
-    /// Server time (ms) of the timer the scheduler holds for this button, if any.
+    /// Server time (ms) of the timer the scheduler holds for this button, if any (stage lock).
     package var scheduledAt: Int64?
 
     package init(definition: ButtonDefinition, machine: ButtonMachine) {
@@ -74,23 +74,26 @@ package final class ButtonSlot: RegistrySlot, @unchecked Sendable {  // every `v
 }
 
 /// One registered action sheet and its open/closed state.
-package final class SheetSlot: RegistrySlot, @unchecked Sendable {  // every `var` is guarded by `lock`
+package final class SheetSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  // every `var` is guarded by `lock`
     package static let kind = "sheet"
     package let id: String
     package let lock = Condition()
     package var definition: SheetDefinition
     package var machine: SheetMachine
     package var removed = false
+    /// Server time (ms) of the timeout the scheduler holds for this sheet, if any (stage lock).
+    package var scheduledAt: Int64?
 
     package init(definition: SheetDefinition) {
         self.id = definition.id
         self.definition = definition
-        self.machine = SheetMachine(optionIDs: definition.options.map(\.id))
+        self.machine = SheetMachine(optionIDs: definition.options.map(\.id), openTimeoutMs: definition.openTimeoutMs)
     }
 
     package func adopt(_ definition: SheetDefinition) {
         self.definition = definition
         machine.optionIDs = definition.options.map(\.id)
+        machine.openTimeoutMs = definition.openTimeoutMs
     }
 
     package static func upsert(_ definition: SheetDefinition, in store: ButtonStore) throws(StoreError) {

@@ -1,10 +1,15 @@
-/// Real-time deadlines (server clock, ms) of button timers: long press, repeat, end of a
-/// tap series, max hold. A min-heap owned by the sequencer thread, so it needs no lock.
-/// An entry whose slot was re-armed since is stale and simply fires nothing.
-package struct TimerHeap {
+/// Something with a timer in a `TimerHeap`: the deadline the heap holds for it.
+package protocol TimedSlot: AnyObject {
+    var scheduledAt: Int64? { get set }
+}
+
+/// Real-time deadlines (server clock, ms) of button timers (long press, repeat, end of a
+/// tap series, max hold) or of sheets' open timeouts. A min-heap read and changed under the
+/// sequencer's stage lock. An entry whose slot was re-armed since is stale and fires nothing.
+package struct TimerHeap<Slot: TimedSlot> {
     package struct Entry {
         var at: Int64
-        var slot: ButtonSlot
+        var slot: Slot
     }
 
     private var heap: [Entry] = []
@@ -13,7 +18,9 @@ package struct TimerHeap {
     package var next: Int64? { heap.first?.at }
 
     /// Asks for `slot` to be visited at `at` unless it already will be by then.
-    package mutating func schedule(_ slot: ButtonSlot, at: Int64) {
+    package init() {}
+
+    package mutating func schedule(_ slot: Slot, at: Int64) {
         if let current = slot.scheduledAt, current <= at { return }
         slot.scheduledAt = at
         heap.append(Entry(at: at, slot: slot))
@@ -21,8 +28,8 @@ package struct TimerHeap {
     }
 
     /// Removes and returns every slot due at or before `now`, earliest first (each once).
-    package mutating func popDue(now: Int64) -> [ButtonSlot] {
-        var due: [ButtonSlot] = []
+    package mutating func popDue(now: Int64) -> [Slot] {
+        var due: [Slot] = []
         while let first = heap.first, first.at <= now {
             let entry = popFirst()
             guard entry.slot.scheduledAt == entry.at else { continue }  // re-armed earlier: stale

@@ -8,6 +8,9 @@ public enum DeliveryAction: Sendable, Equatable {
     case script(ScriptAction)
     case osc(OSCAction)
 
+    /// Every kind, in the order the editor offers them.
+    public static let kinds = ["webhook", "script", "osc"]
+
     /// `webhook`, `script` or `osc`: the handler's kind and its attempts' `kind` label.
     public var kind: String {
         switch self {

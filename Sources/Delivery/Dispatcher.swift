@@ -237,10 +237,18 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     /// Unfinished deliveries newest first, from memory: `pending` or `inFlight` ones.
     public func unfinished(_ status: DeliveryStatus, handler: String?, before: Int64?, limit: Int) -> [DeliveryRow] {
+        unfinished(handlers: handler.map { [$0] }, before: before, limit: limit) { row, inFlight in inFlight == (status == .inFlight) }
+    }
+
+    /// Unfinished deliveries newest first, from memory, of `handlers` (nil: all), that `keep`
+    /// takes (given whether each is in flight): the log's filters over what is not finished.
+    public func unfinished(
+        handlers: Set<String>?, before: Int64?, limit: Int, where keep: (DeliveryRow, _ inFlight: Bool) -> Bool
+    ) -> [DeliveryRow] {
         condition.locked {
             var rows: [DeliveryRow] = []
-            for (id, queue) in state.queues where handler == nil || handler == id {
-                for row in queue.pending where (queue.inFlight == row.id) == (status == .inFlight) && row.id < (before ?? .max) {
+            for (id, queue) in state.queues where handlers?.contains(id) ?? true {
+                for row in queue.pending where row.id < (before ?? .max) && keep(row, queue.inFlight == row.id) {
                     rows.append(row)
                 }
             }

@@ -28,6 +28,13 @@ public struct Placeholders: Sendable, Equatable {
     /// Who sent the input (a named token's name, `mqtt`, `osc`), or "" when the event has no `by`.
     public var by: String = ""
 
+    /// Every placeholder, as a template writes it: what the panel's editor offers (through the
+    /// API's vocabulary, so its copy cannot drift from this one).
+    public static let names = [
+        "{button}", "{type}", "{seq}", "{t}", "{face}", "{option}", "{label}", "{id}", "{index}", "{option_label}",
+        "{face_label}", "{by}",
+    ]
+
     /// The placeholders whose values are numbers: a body string that is exactly one of them
     /// is sent as a JSON number.
     public static let numeric: Set<String> = ["{face}", "{seq}", "{t}", "{index}"]

@@ -15,12 +15,17 @@ public struct OSCPeer: Sendable, Equatable, CustomStringConvertible {
         self.transport = transport
     }
 
-    /// `udp 127.0.0.1:5000` or `tcp [::1]:5000`.
-    public var description: String {
+    /// The address as text: `127.0.0.1` or `::1`.
+    public var host: String {
         var text = [CChar](repeating: 0, count: 64)
         let family = address.count == 4 ? AF_INET : AF_INET6
         _ = address.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
-        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `udp 127.0.0.1:5000` or `tcp [::1]:5000`.
+    public var description: String {
+        let host = host
         return "\(transport.rawValue) " + (address.count == 4 ? "\(host):\(port)" : "[\(host)]:\(port)")
     }
 

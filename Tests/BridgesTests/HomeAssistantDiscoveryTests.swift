@@ -54,7 +54,27 @@ import Testing
         let event = try #require(configs.first { $0.topic == "homeassistant/event/buttond_hall/door/config" }).payload
         #expect(event["event_types"] == ["single-tap", "double-tap", "long-press", "long-press-end"])
         #expect(event["name"] == .null && event["device"]?["model"] == "push button")
-        #expect(configs.count == 5)
+        #expect(configs.count == 6)
+    }
+
+    /// SPEC §9: a key's `status` is a sensor named "Status" read from the button's state topic,
+    /// on every button, with or without commands; its topic cannot meet a sheet's sensor.
+    @Test(arguments: [true, false]) func everyButtonHasAStatusSensorOnItsStateTopic(commands: Bool) throws {
+        for json in [#"{"id": "door"}"#, #"{"id": "door", "kind": "toggle"}"#] {
+            let configs = Self.discovery(commands: commands).configs(for: try Self.button(json))
+            let status = try #require(configs.first { $0.topic == "homeassistant/sensor/buttond_hall/door_STATUS/config" })
+            #expect(status.payload["name"] == "Status")
+            #expect(status.payload["state_topic"] == "buttond/hall/button/door/state")
+            #expect(status.payload["unique_id"] == "buttond_hall_door_status")
+            #expect(status.payload["command_topic"] == nil)
+            #expect(status.payload["device"]?["identifiers"] == ["buttond_hall_door"])
+            guard case .string(let template)? = status.payload["value_template"] else { Issue.record("no template"); continue }
+            #expect(template.contains("value_json is defined") && template.contains("is not none"), "an empty or null status shows as ''")
+        }
+        // A sheet named like a button's status sensor keeps a topic of its own.
+        let sheet = try SheetDefinition.create(from: parse(#"{"id": "door_status", "options": [{"id": "a"}]}"#))
+        let sheetTopics = Self.discovery(commands: false).configs(for: sheet).map(\.topic)
+        #expect(!sheetTopics.contains("homeassistant/sensor/buttond_hall/door_STATUS/config"))
     }
 
     /// A sheet with commands is a select of its labels; without, a sensor of the last choice.

@@ -32,6 +32,41 @@ import Testing
         }
     }
 
+    /// SPEC §7: an open sheet cancels itself `openTimeoutMs` after its open; at exactly the
+    /// deadline it has timed out; a choice, a cancel or 0 ends it; a reopen starts it again.
+    @Test func openTimeout() throws {
+        var sheet = SheetMachine(optionIDs: ["a"], openTimeoutMs: 1000)
+        #expect(sheet.fireDue(now: 5000).isEmpty, "closed: nothing to time out")
+        _ = sheet.open(t: 100)
+        #expect(sheet.closesAt == 1100)
+        #expect(sheet.fireDue(now: 1099).isEmpty)
+        #expect(sheet.isOpen)
+        #expect(sheet.fireDue(now: 1100).texts == ["sheet-cancel@1100 reason=timeout"])
+        #expect(!sheet.isOpen && sheet.closesAt == nil)
+        #expect(sheet.fireDue(now: 9000).isEmpty, "once")
+
+        _ = sheet.open(t: 2000)
+        _ = sheet.open(t: 2500)
+        #expect(sheet.fireDue(now: 3000).isEmpty, "reopened at 2500")
+        #expect(sheet.fireDue(now: 3600).texts == ["sheet-cancel@3500 reason=timeout"], "at the deadline's t, however late")
+
+        _ = sheet.open(t: 4000)
+        _ = try sheet.choose(option: "a", t: 4100)
+        #expect(sheet.fireDue(now: 6000).isEmpty)
+        _ = sheet.open(t: 7000)
+        _ = sheet.cancel(t: 7100)
+        #expect(sheet.fireDue(now: 9000).isEmpty)
+
+        sheet.openTimeoutMs = 0
+        _ = sheet.open(t: 10_000)
+        #expect(sheet.closesAt == nil)
+        #expect(sheet.fireDue(now: .max).isEmpty && sheet.isOpen)
+
+        var late = SheetMachine(optionIDs: ["a"], openTimeoutMs: 3_600_000)
+        _ = late.open(t: .max - 5)
+        #expect(late.closesAt == .max, "saturates")
+    }
+
     @Test func anIdWinsOverAnIndex() throws {
         var sheet = SheetMachine(optionIDs: ["x", "0"])
         #expect(try sheet.choose(option: "0", t: 0).texts == ["select@0 option=0 index=1"])

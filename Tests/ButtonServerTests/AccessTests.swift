@@ -32,10 +32,12 @@ struct AccessTests {
         GET /api/v1/icons read -
         GET /api/v1/mqtt admin deployment
         GET /api/v1/openapi.json read -
+        GET /api/v1/session read -
         GET /api/v1/sheets read -
         GET /api/v1/sheets/{id} read sheet({id})
         GET /api/v1/sheets/{id}/handlers read sheet({id})
         GET /api/v1/tokens admin deployment
+        GET /api/v1/vocabulary read -
         GET /healthz open -
         GET /metrics read deployment
         PATCH /api/v1/buttons/{id} admin button({id})
@@ -53,6 +55,7 @@ struct AccessTests {
         POST /api/v1/handlers/{hid}/rotate-secret admin handler({hid})
         POST /api/v1/handlers/{hid}/test admin handler({hid})
         POST /api/v1/input press -
+        POST /api/v1/qr read -
         POST /api/v1/sheets admin -
         POST /api/v1/sheets/{id}/cancel press sheet({id})
         POST /api/v1/sheets/{id}/choose press sheet({id})

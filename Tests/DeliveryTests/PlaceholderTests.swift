@@ -27,6 +27,18 @@ import Testing
         optionLabel: "Movie night", json: JSONWriter.encode(select))
     static let fields = Placeholders(toggleFacts)
 
+    /// `Placeholders.names` is the list the API's vocabulary gives the panel: each one stands for
+    /// a value, and nothing outside it does.
+    @Test func everyNamedPlaceholderIsOneAndNoOtherIs() {
+        var filled = Placeholders(button: "b", type: "tap", seq: 7, t: 9, face: "1", option: "o", label: "L", id: "evt_x")
+        (filled.index, filled.optionLabel, filled.faceLabel, filled.by) = ("2", "Opt", "On", "kiosk")
+        #expect(Placeholders.names.count == 12)
+        #expect(Set(Placeholders.names).count == 12)
+        for name in Placeholders.names { #expect(filled.substitute(name) != name, "\(name) stands for nothing") }
+        for other in ["{event}", "{buttons}", "{Button}", "{}", "{optionlabel}"] { #expect(filled.substitute(other) == other) }
+        #expect(Placeholders.numeric.isSubset(of: Set(Placeholders.names)))
+    }
+
     @Test func readsAButtonEvent() {
         #expect(
             Self.fields

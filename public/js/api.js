@@ -111,19 +111,21 @@ export async function api(method, path, body, { retryAuth = true, timeoutMs = 0 
   return data;
 }
 
-/**
- * "admin" or "press". A press token may read and send input but gets 403 on admin routes;
- * GET /api/v1/mqtt is one that every server answers, so its 403 says "press token".
- * Anything else (no auth, an old server without the route, a network error) is "admin":
- * the edit mode then reports what the server refuses.
- */
+/** Who this session is ({role: "read" | "press" | "admin", name?, groups?}), from
+ *  GET /api/v1/session: asked, never guessed from a refused admin route (no 403 in the console).
+ *  A server that does not answer is taken as it was. */
+export async function session() {
+  return api("GET", "session", undefined, { retryAuth: false });
+}
+
+/** "admin", "press" or "read" (an unknown answer is "press": nothing is offered that fails). */
 export async function probeRole() {
   try {
-    await api("GET", "mqtt", undefined, { retryAuth: false });
+    const s = await session();
+    return s && ["admin", "press", "read"].includes(s.role) ? s.role : "press";
   } catch (err) {
-    if (err.status === 403) return "press";
+    return err.status === 401 ? "press" : "admin";
   }
-  return "admin";
 }
 
 export const get = (p) => api("GET", p);

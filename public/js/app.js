@@ -22,6 +22,8 @@ import { showTokens } from "./tokens.js";
 import { registerWorker } from "./pwa.js";
 import { drawGlyphs } from "./icons.js";
 import { refitWhenFontsLoad } from "./fit.js";
+import { setConnectionState } from "./connection.js";
+import { loadVocabulary } from "./vocab.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -79,6 +81,7 @@ function setConn(state) {
   node.querySelector(".conn-text").textContent = {
     connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", offline: "Offline",
   }[state] || state;
+  setConnectionState(state);
 }
 
 // ---- edit mode: offered to an admin session only -------------------------------------------
@@ -96,7 +99,7 @@ function setEditMode(on) {
 function applyRole(role) {
   canEdit = role === "admin" && !kiosk;
   editToggle.hidden = !canEdit;
-  $("sign-out").hidden = role !== "press" || kiosk;
+  $("sign-out").hidden = role === "admin" || kiosk;
   document.body.dataset.role = role;
   if (!canEdit && isEditing()) {
     closeEditor();
@@ -140,7 +143,7 @@ async function boot() {
   try {
     // History first (for the log), then the registry, then the stream from the last seq seen:
     // anything that happens in between is replayed by the stream.
-    const [history] = await Promise.all([get("events?limit=80"), resync()]);
+    const [history] = await Promise.all([get("events?limit=80"), resync(), loadVocabulary()]);
     const events = (history && history.events) || [];
     ingest(events, "history");
     for (const ev of events) markSeen(ev.seq);
@@ -175,7 +178,9 @@ initGrid({
 });
 followHealth({ canEdit: mayEdit, showDeliveries });
 
-document.body.classList.toggle("no-marks", marksHidden());
+// Until the session is known a kiosk shows no marks (a guest panel never flashes them).
+document.body.classList.toggle("no-marks", marksHidden(kiosk ? "press" : "admin"));
+if (kiosk) probeRole().then((role) => document.body.classList.toggle("no-marks", marksHidden(role)));
 if (kiosk) {
   startKiosk();
   applyRole("press");

@@ -1,18 +1,23 @@
 // The delivery log: each row reads "button · event → target · outcome", newest first, with
-// older pages on demand; a row opens to its attempts and can be redelivered.
+// older pages on demand; a row opens to its attempts and can be redelivered. Filters by kind,
+// handler, button or sheet, and status (SPEC §7 "A panel for a live show"), all applied by the
+// server; the server's own MQTT publishing (a row per touch) is left out unless asked for.
 
 import { get, post, enc } from "./api.js";
 import { el } from "./dom.js";
 import { icon } from "./icons.js";
 import { toast, showError } from "./toast.js";
 import { fmtDateTime, fmtTime } from "./format.js";
-import { subjectName } from "./store.js";
+import { subjectName, buttons, sheets } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
 import { select, btn } from "./form.js";
-import { handlerTarget } from "./handler-kinds.js";
+import { handlerTarget, kindLabel } from "./handler-kinds.js";
+import { serverWords } from "./vocab.js";
+import { title } from "./names.js";
 
-const STATUSES = ["pending", "in_flight", "ok", "failed", "expired", "blocked"];
 const PAGE = 50;
+/** How each status filter reads; `failing`: still being retried after a failed attempt. */
+const STATUS_WORDS = { failing: "failing (retrying)", in_flight: "sending" };
 
 function words(s) { return String(s || "").replace(/_/g, " "); }
 
@@ -43,8 +48,28 @@ export function nextAttempt(d, now = Date.now()) {
   return `next attempt in ${wait}, ${fmtTime(d.nextAttemptAt).slice(0, 8)}`;
 }
 
+/** The log, for handler `h` ({id, owner?, webhook|script|osc?}) or all of them (null). */
 export function showDeliveries(h) {
-  const statusSel = select("status", [["", "All statuses"], ...STATUSES.map((s) => [s, words(s)])], "");
+  const statuses = serverWords("deliveryStatuses", ["pending", "in_flight", "ok", "failed", "expired", "blocked", "failing"]);
+  const statusSel = select("status", [["", "Any status"], ...statuses.map((s) => [s, STATUS_WORDS[s] || words(s)])], "");
+  const kindsAll = serverWords("deliveryKinds", ["webhook", "script", "osc", "mqtt"]);
+  const handlerKinds = kindsAll.filter((k) => k !== "mqtt");
+  // "" is every handler's kind but the server's own MQTT publishing: it is there when asked.
+  const kindSel = select("kind", [["", "All handlers"], ...kindsAll.map((k) => [k, k === "mqtt" ? "MQTT publishing" : kindLabel(k)]),
+    ["*", "All, with MQTT"]], "");
+  const sources = [...[...buttons.values()].map((b) => [`button:${b.id}`, title(b)]),
+    ...[...sheets.values()].map((x) => [`sheet:${x.id}`, `${title(x)} (sheet)`])];
+  const sourceSel = select("source", [["", "Any"], ...sources], "");
+  const handlerSel = select("handler", [["", "Any handler"]], "");
+  if (!h) {
+    // Every handler, named by where it is and where it delivers (the config lists them all).
+    get("config").then((config) => {
+      for (const x of (config && config.handlers) || []) {
+        const owner = x.button ? subjectName({ button: x.button }) : subjectName({ sheet: x.sheet });
+        handlerSel.append(el("option", { value: x.id, text: `${owner} · ${kindLabel(x.webhook ? "webhook" : x.osc ? "osc" : "script")} ${handlerTarget(x)}` }));
+      }
+    }).catch(() => { handlerSel.disabled = true; });
+  }
   const list = el("ul.delivery-list");
   const note = el("p.muted", { text: "Loading…" });
   const older = btn("Older", ".older", { hidden: true });
@@ -52,18 +77,33 @@ export function showDeliveries(h) {
   const what = !h ? "All handlers"
     : h.webhook || h.script || h.osc ? `For ${handlerTarget(h)}`
       : `For handler ${h.id}${h.owner ? ` of ${h.owner}` : ""}`;
-  const view = el("div.editor-view", {},
-    el("div.toolbar", {},
-      el("p.muted.grow", { text: what }),
-      el("label.inline", {}, el("span.visually-hidden", { text: "Status" }), statusSel),
-      btn("Refresh", ".btn-small", { on: { click: () => load() } })),
+  const labelled = (text, control) => el("label.filter", {}, el("span.filter-label", { text }), control);
+  const filters = el("div.delivery-filters", { role: "group", "aria-label": "Filter deliveries" },
+    h ? null : labelled("Kind", kindSel), h ? null : labelled("Handler", handlerSel), h ? null : labelled("From", sourceSel),
+    labelled("Status", statusSel),
+    btn("Refresh", ".btn-small", { on: { click: () => load() } }));
+  const view = el("div.editor-view.deliveries-view", {},
+    el("p.muted.delivery-scope", { text: what }), filters,
     note, list, el("div.dialog-actions.center", {}, older));
   let next = null;
 
-  async function load(append = false) {
+  /** The query the filters make. */
+  function query() {
     const q = new URLSearchParams({ limit: String(PAGE) });
     if (h) q.set("handler", h.id);
+    else if (handlerSel.value) q.set("handler", handlerSel.value);
+    if (h || handlerSel.value) { /* one handler: its kind is known */ } else if (kindSel.value === "") q.set("kind", handlerKinds.join(","));
+    else if (kindSel.value !== "*") q.set("kind", kindSel.value);
+    if (!h && sourceSel.value) {
+      const [kind, id] = sourceSel.value.split(/:(.*)/s);
+      q.set(kind, id);
+    }
     if (statusSel.value) q.set("status", statusSel.value);
+    return q;
+  }
+
+  async function load(append = false) {
+    const q = query();
     if (append && next) q.set("before", next);
     older.disabled = true;
     try {
@@ -78,7 +118,8 @@ export function showDeliveries(h) {
       const rows = ds.map((d) => deliveryRow(d, () => load()));
       if (append) list.append(...rows); else list.replaceChildren(...rows);
       note.hidden = list.children.length > 0;
-      note.textContent = "No deliveries yet. Press the button, or use Test.";
+      const filtered = statusSel.value || sourceSel.value || handlerSel.value || (kindSel.value && kindSel.value !== "*");
+      note.textContent = filtered ? "No deliveries match these filters." : "No deliveries yet. Press the button, or use Test.";
       for (const row of rows) if (open.has(row.dataset.delivery)) row.querySelector(".delivery-summary").click();
     } catch (err) {
       note.hidden = false;
@@ -88,7 +129,7 @@ export function showDeliveries(h) {
       older.disabled = false;
     }
   }
-  statusSel.addEventListener("change", () => load());
+  for (const control of [statusSel, kindSel, sourceSel, handlerSel]) control.addEventListener("change", () => load());
   older.addEventListener("click", () => load(true));
   load();
   show("Deliveries", view);

@@ -1,8 +1,8 @@
 // Form helpers for the editor: labelled fields, and errors shown next to the field they are
-// about (scrolled into view and focused), with a toast as well.
+// about (scrolled into view and focused), never repeated as a toast; an error goes as soon as
+// its field is changed.
 
 import { el } from "./dom.js";
-import { showError } from "./toast.js";
 
 export const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -74,7 +74,7 @@ function findField(form, name) {
   return null;
 }
 
-/** Shows `err` ({message, field?}) next to its field, in view, and as a toast. */
+/** Shows `err` ({message, field?}) next to its field (or in the form's box), in view. */
 export function showFormError(form, box, err) {
   clearErrors(form, box);
   const target = err.field ? findField(form, err.field) : null;
@@ -90,6 +90,7 @@ export function showFormError(form, box, err) {
       const ids = (control.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
       control.setAttribute("aria-describedby", [id, ...ids].join(" "));
       control.addEventListener("input", () => clearErrors(form, box), { once: true });
+      control.addEventListener("change", () => clearErrors(form, box), { once: true });
       control.focus({ preventScroll: true });
     }
     shown = msg;
@@ -98,7 +99,7 @@ export function showFormError(form, box, err) {
     box.textContent = err.field ? `${err.message} (${err.field})` : err.message;
   }
   shown.scrollIntoView({ block: "center", behavior: "instant" });
-  if (err.status !== undefined) showError(err);
+  console.warn("form error", err);
 }
 
 export function toHex(color) {

@@ -10,6 +10,7 @@ import { KeyView } from "./key-view.js";
 import { SheetKey } from "./sheet-key.js";
 import { onListenersChange } from "./listeners.js";
 import { choosePage, renderTabs, pageTitle, onPageChange, takeDirection } from "./pages.js";
+import { onConnectionChange } from "./connection.js";
 
 const views = new Map(); // "button:id" or "sheet:id" -> KeyView or SheetKey
 const sectionIds = new Map(); // group name -> section id
@@ -47,6 +48,7 @@ export function initGrid({ openEditor, openHealth, createInGroup: create }) {
     view.apply(ev);
   });
   onPageChange(() => render());
+  onConnectionChange(() => { for (const v of views.values()) v.applyConnection(); });
   onListenersChange(() => { for (const v of views.values()) if (v instanceof KeyView) v.update(v.b); });
 }
 
@@ -75,7 +77,22 @@ function section(host, g, paged, single) {
   return node;
 }
 
+/** The columns a page asks for in the URL: `?columns=4` (every page) or `?columns=lobby:3,stage:5`
+ *  (by page; `main` is the ungrouped one), 1–12; nil: as many as the width fits (keys.css). */
+export function pageColumns(name, search = location.search) {
+  const value = new URLSearchParams(search).get("columns");
+  if (!value) return null;
+  let n = null;
+  for (const part of value.split(",")) {
+    const [page, count] = part.includes(":") ? part.split(/:(?=[^:]*$)/) : [null, part];
+    if (page === null || page === name || (page.toLowerCase() === "main" && name === "")) n = Number(count);
+  }
+  return Number.isInteger(n) && n >= 1 && n <= 12 ? n : null;
+}
+
 function fillKeys(keysEl, g, alive) {
+  const cols = pageColumns(g.name);
+  if (cols) keysEl.style.setProperty("--cols", String(cols)); else keysEl.style.removeProperty("--cols");
   const nodes = [];
   for (const { kind, item } of g.keys) {
     const key = `${kind}:${item.id}`;

@@ -9,7 +9,7 @@ import { confirmAction } from "./confirm.js";
 import { show, back, onReturn } from "./editor-dialog.js";
 import { field, input, numberInput, select, checkbox, errorBox, actions, btn, num, showFormError } from "./form.js";
 import { showDeliveries } from "./deliveries.js";
-import { KINDS, handlerKind, kindWord, handlerTarget, PLACEHOLDERS } from "./handler-kinds.js";
+import { kinds, kindLabel, handlerKind, kindWord, handlerTarget, placeholders } from "./handler-kinds.js";
 import { oscFields } from "./osc-fields.js";
 import { handlerEvents, naturalEvent } from "./vocab.js";
 import { reloadListeners } from "./listeners.js";
@@ -68,7 +68,7 @@ function handlerCard(ownerKind, owner, h, refresh) {
   const health = h.health && h.health.state && h.health.state !== "ok" ? h.health : null;
   return el("li.handler-card", { dataset: { handler: h.id, health: health ? health.state : "ok" } },
     el("div.handler-top", {},
-      el("span.kind-chip", { dataset: { kind: handlerKind(h) }, text: KINDS.find(([k]) => k === handlerKind(h))[1] }),
+      el("span.kind-chip", { dataset: { kind: handlerKind(h) }, text: kindLabel(handlerKind(h)) }),
       el("span.handler-target", { title: handlerTarget(h), text: handlerTarget(h) }),
       el("label.switch", {}, enabled, el("span.switch-track", { "aria-hidden": "true" }))),
     el("div.chips", {}, ...on),
@@ -126,7 +126,7 @@ function webhookFieldset(w) {
       urlField),
     field("Body template (JSON)", el("textarea", { name: "body", rows: bodyText ? 5 : 3, spellcheck: "false",
       placeholder: '{"text": "{label}: {type}"}', value: bodyText }),
-    `Optional: sent instead of the event. Strings may hold ${PLACEHOLDERS}; "{event}" alone is the whole event. Empty: the event as JSON.`),
+    `Optional: sent instead of the event. Strings may hold ${placeholders()}; "{event}" alone is the whole event. Empty: the event as JSON.`),
     field("Extra headers", el("textarea", { name: "headers", rows: 2, placeholder: "X-Api-Key: abc", spellcheck: "false", value: headersText }), "One “Name: value” per line; values may hold the same placeholders."),
     el("div.row3", {},
       field("Timeout (ms)", numberInput("timeoutMs", w.timeoutMs, 1000, 30000, { placeholder: "10000" })),
@@ -185,7 +185,7 @@ function handlerForm(ownerKind, owner, h, refresh) {
   const err = errorBox();
 
   const typeSeg = el("div.segmented", { role: "radiogroup", "aria-label": "Handler type" },
-    ...KINDS.map(([v, l]) => el("label", {},
+    ...kinds().map(([v, l]) => el("label", {},
       el("input", { type: "radio", name: "htype", value: v, checked: type === v, disabled: !isNew }), el("span", { text: l }))));
   const webhookFields = webhookFieldset(h.webhook || {});
   const scriptFields = scriptFieldset(h.script || {});

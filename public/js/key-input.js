@@ -5,6 +5,7 @@
 import { post, enc, ApiError } from "./api.js";
 import { showError, toast } from "./toast.js";
 import { ingest, reloadButton, onEvent, subjectName } from "./store.js";
+import { isDisconnected } from "./connection.js";
 
 // One chain per button, so an up never overtakes its down.
 const queues = new Map();
@@ -99,6 +100,8 @@ function inside(node, e) {
 }
 
 function begin(view, e, pointerId, pointerType) {
+  // Without the server nothing is sent: the key says so at once (connection.js).
+  if (isDisconnected()) { view.showFailed("offline"); return; }
   const t = eventTime(e);
   const p = { id: view.id, pointerId, inside: true, downT: t, useT: true, failed: false, ended: false };
   view.press = p;

@@ -12,6 +12,7 @@ import { listensFor } from "./listeners.js";
 import { N_TAPS, nTapFlash, nTapHint } from "./vocab.js";
 import { keepFitted, forget } from "./fit.js";
 import { title, facesOf, faceLabel } from "./names.js";
+import { isDisconnected, CANNOT_PRESS } from "./connection.js";
 
 const SIZES = new Set(["1x1", "2x1", "1x2", "2x2"]);
 
@@ -105,6 +106,7 @@ export class KeyView {
       this.hint.replaceChildren(...list.map((h, i) => el("span.hint-part", { text: (i ? "· " : "") + h })));
     }
     this.fitLabels();
+    this.applyConnection();
     this.node.title = this.actions.editing() ? `Edit ${label}` : "";
     if (fromServer && b.state && !this.press) {
       if (b.state.held) this.showHeld(0, true); else this.release();
@@ -151,10 +153,20 @@ export class KeyView {
     showHealthMark(this.cell, this.healthBtn, title(b), b);
   }
 
-  /** The accessible description: held, face, status, health, then the gesture hints. */
+  /** Without the server a key cannot be pressed, and says so (connection.js). */
+  applyConnection() {
+    const off = isDisconnected() || this.b.enabled === false;
+    if (off) this.node.setAttribute("aria-disabled", "true");
+    else this.node.removeAttribute("aria-disabled");
+    this.describe();
+  }
+
+  /** The accessible description: whether it can be pressed, held, face, status, health, then
+   *  the gesture hints. */
   describe() {
     const b = this.b;
     const parts = [];
+    if (isDisconnected()) parts.push(CANNOT_PRESS);
     if (this.kind === "toggle") {
       parts.push(`${faceLabel(b, this.face || 0)}.`);
     } else if (this.node.classList.contains("held")) {

@@ -2,7 +2,9 @@
 // log, the screen kept awake (Wake Lock API, taken again whenever the page is visible again: the
 // browser drops the lock when it is hidden). A corner holds its own controls, so no key press is
 // ever spent on them: full screen (a tap), and the way out without an address bar (a 2 s hold,
-// then the admin token if the server has one). `marks=off` hides the handlers' health marks.
+// then the admin token if the server has one). Health marks are for whoever can act on them: a
+// kiosk opened with a non-admin token shows none unless `?marks=on`; `?marks=off` hides them
+// for anyone.
 
 import { API, setToken } from "./api.js";
 import { el } from "./dom.js";
@@ -15,9 +17,13 @@ export function isKiosk() {
   return new URLSearchParams(location.search).has("kiosk") || /^#kiosk(\/|$)/.test(location.hash);
 }
 
-/** `?marks=off` (with the kiosk, or on its own): the grid without health marks. */
-export function marksHidden() {
-  return new URLSearchParams(location.search).get("marks") === "off";
+/** Whether the grid shows no health marks: `?marks=off` (with the kiosk, or on its own), or
+ *  a kiosk whose session is not an admin's, unless `?marks=on`. */
+export function marksHidden(role = "admin") {
+  const marks = new URLSearchParams(location.search).get("marks");
+  if (marks === "off") return true;
+  if (marks === "on") return false;
+  return isKiosk() && role !== "admin";
 }
 
 let lock = null;
@@ -93,13 +99,16 @@ function panelURL() {
   return `${location.pathname}${search}${hash}`;
 }
 
-/** 200 for the admin token, 403 for a press token, 401 for none or a wrong one. */
+/** 200 for the admin token, 403 for any other, 401 for none or a wrong one (GET /api/v1/session:
+ *  nothing is asked that a kiosk's own token would be refused). */
 async function tokenStatus(token) {
   const headers = { accept: "application/json" };
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    const res = await fetch(`${API}/mqtt`, { headers, cache: "no-store" });
-    return res.status;
+    const res = await fetch(`${API}/session`, { headers, cache: "no-store" });
+    if (!res.ok) return res.status;
+    const s = await res.json().catch(() => ({}));
+    return s.role === "admin" ? 200 : 403;
   } catch {
     return 0;
   }
@@ -107,7 +116,7 @@ async function tokenStatus(token) {
 
 async function leave() {
   const open = await tokenStatus("");
-  if (open !== 401) { location.assign(panelURL()); return; } // no token asked here
+  if (open === 200) { location.assign(panelURL()); return; } // no token asked here
   const dlg = document.getElementById("kiosk-exit-dialog");
   const form = document.getElementById("kiosk-exit-form");
   const input = document.getElementById("kiosk-exit-token");
@@ -125,7 +134,7 @@ async function leave() {
       return;
     }
     error.hidden = false;
-    error.textContent = status === 403 ? "That is the press token: leaving the kiosk needs the admin token."
+    error.textContent = status === 403 ? "That token may not edit: leaving the kiosk needs the admin token."
       : status === 0 ? "The server cannot be reached." : "That token was refused.";
     input.select();
   };

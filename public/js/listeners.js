@@ -1,10 +1,11 @@
 // What listens for each button's gestures, so a key advertises only what does something: the
 // event types its enabled handlers are on (GET /api/v1/config lists every handler, for any
-// token), and with MQTT and Home Assistant discovery (GET /api/v1/mqtt, admin only) every
-// gesture, since each is a device trigger there. Handlers are not on the stream: this is loaded
-// with the registry and again when this panel changes a handler.
+// token), and with MQTT and Home Assistant discovery (GET /api/v1/mqtt, asked only by an admin
+// session: anyone else would get a 403) every gesture, since each is a device trigger there.
+// Handlers are not on the stream: this is loaded with the registry and again when this panel
+// changes a handler.
 
-import { get } from "./api.js";
+import { get, probeRole } from "./api.js";
 
 const byButton = new Map(); // button id -> Set of event types
 let everyGesture = false;     // Home Assistant discovery advertises each button's gestures
@@ -25,6 +26,7 @@ export function listensFor(id, types) {
 }
 
 async function mqttAdvertises() {
+  if ((await probeRole()) !== "admin") return false;
   try {
     const m = await get("mqtt");
     return !!(m && m.enabled && m.discovery);

@@ -5,7 +5,7 @@
 import { el } from "./dom.js";
 import { icon } from "./icons.js";
 import { field, input, numberInput, select, checkbox, btn, num } from "./form.js";
-import { PLACEHOLDERS } from "./handler-kinds.js";
+import { placeholders } from "./handler-kinds.js";
 
 /** The OSC type tags the server sends. T, F and N carry no value. */
 const TYPES = [
@@ -63,7 +63,7 @@ export function oscFields(o) {
   const urlField = field("URL", url, "osc.udp://HOST:PORT or osc.tcp://HOST:PORT");
   urlField.dataset.field = "osc.url";
   const address = input("oscAddress", o.address, { placeholder: "/cue/{option}/start", autocapitalize: "none" });
-  const addressField = field("Address", address, `Starts with /. It and string arguments may hold ${PLACEHOLDERS}.`);
+  const addressField = field("Address", address, `Starts with /. It and string arguments may hold ${placeholders()}.`);
   addressField.dataset.field = "osc.address";
   const slip = checkbox("oscSlip", !!o.slip, "SLIP framing (OSC 1.1, as ETC Eos on port 3037)");
   const slipField = el("div.field", { "data-field": "osc.slip" }, slip);

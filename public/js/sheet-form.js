@@ -51,7 +51,10 @@ function sheetForm(s) {
       el("div.row2", {},
         field("Name (id)", input("id", s.id, isNew ? { required: true, placeholder: "e.g. scene", autofocus: true, autocapitalize: "none" } : { readonly: true })),
         field("Title", input("title", s.title, { placeholder: "Shown above the options" }))),
-      field("Cancel label", input("cancelLabel", s.cancelLabel, { placeholder: "Cancel" })),
+      el("div.row2", {},
+        field("Cancel label", input("cancelLabel", s.cancelLabel, { placeholder: "Cancel" })),
+        field("Closes after (s)", numberInput("openTimeoutS", s.openTimeoutMs === undefined ? 60 : s.openTimeoutMs / 1000, 0, 3600, { "data-field": "openTimeoutMs" }),
+          "An open sheet nobody answers is cancelled after this long (0: never), so a panel that left cannot keep it open.")),
       el("div.row2", {},
         field("Page (group)", input("group", s.group, { placeholder: "Main" }), "It stands on that page's grid, beside its buttons."),
         field("Order", numberInput("order", s.order, -1000000, 1000000), "Lower comes first."))),
@@ -79,6 +82,8 @@ function sheetForm(s) {
     if (group || (!isNew && s.group)) body.group = group;
     const order = num(form, "order");
     if (order !== undefined) body.order = order;
+    const timeout = num(form, "openTimeoutS");
+    if (timeout !== undefined) body.openTimeoutMs = typeof timeout === "number" ? Math.round(timeout * 1000) : timeout;
     body.options = [...rows.children].map((row) => {
       const [labelIn, idIn] = row.querySelectorAll("input[type=text]");
       const o = { id: idIn.value.trim() || slug(labelIn.value), label: labelIn.value.trim() };

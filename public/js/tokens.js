@@ -1,14 +1,16 @@
-// Named tokens (admin): the list with one-click revoke, and a form that makes one for a group
-// and shows its kiosk link (`/?kiosk#token=…`: the fragment never reaches a server's log).
+// Named tokens (admin): the list with one-click revoke, and a form that makes one for any
+// groups and shows its kiosk link (`/?kiosk#token=…`: the fragment never reaches a server's log)
+// whole, with a Copy button and as a QR code (POST /api/v1/qr: libqrencode on the server) a
+// tablet's camera can open.
 
-import { get, post, del, enc } from "./api.js";
+import { get, post, del, enc, currentToken } from "./api.js";
 import { el } from "./dom.js";
 import { toast, showError } from "./toast.js";
 import { confirmAction } from "./confirm.js";
 import { fmtDateTime } from "./format.js";
 import { groupedKeys } from "./store.js";
 import { show, onReturn } from "./editor-dialog.js";
-import { field, input, select, btn, actions, errorBox, NAME_RE } from "./form.js";
+import { field, input, select, btn, actions, errorBox, checkbox, NAME_RE } from "./form.js";
 
 const ROLES = [["press", "Press: read and press"], ["read", "Read: watch only"], ["admin", "Admin: everything"]];
 
@@ -34,16 +36,56 @@ function tokenRow(t, reload) {
     revoke);
 }
 
+/** The server's QR code of `text` (an SVG), put in the page as an element (the CSP keeps
+ *  `data:` images out), or null when the server cannot make one. */
+async function qrCode(text) {
+  const res = await fetch("/api/v1/qr", {
+    method: "POST", cache: "no-store",
+    headers: { "content-type": "application/json", accept: "image/svg+xml", ...authHeader() },
+    body: JSON.stringify({ text }),
+  });
+  if (!res.ok) return null;
+  const doc = new DOMParser().parseFromString(await res.text(), "image/svg+xml");
+  const svg = doc.documentElement;
+  if (!svg || svg.nodeName !== "svg") return null;
+  const node = document.importNode(svg, true);
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", "QR code of the kiosk link");
+  node.classList.add("qr-code");
+  return node;
+}
+
+function authHeader() {
+  const token = currentToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** Copies `text`; falls back to selecting it in `field` where the clipboard is not offered. */
+async function copy(text, fieldNode) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    fieldNode.focus();
+    fieldNode.select();
+    try { return document.execCommand("copy"); } catch { return false; }
+  }
+}
+
 function tokenForm(done) {
   const groups = groupedKeys().map((g) => g.name).filter(Boolean);
   const name = input("name", "", { required: true, placeholder: "lobby-kiosk" });
   const role = select("role", ROLES, "press");
-  const group = select("group", [["", "Every group"], ...groups.map((g) => [g, g])], groups[0] || "");
+  const groupBoxes = groups.map((g) => checkbox(`group:${g}`, false, g));
+  const groupField = el("fieldset.token-groups", { "data-field": "groups" },
+    el("legend", { text: "Groups" }),
+    el("p.help", { text: groups.length ? "Tick none for every group." : "There are no groups: the token sees every button." }),
+    el("div.check-grid", {}, ...groupBoxes));
   const error = errorBox();
-  const result = el("div.token-result", { hidden: true });
+  const result = el("div.token-result", { hidden: true, "aria-live": "polite" });
   const make = btn("Make token", ".btn-primary", { type: "submit" });
   const form = el("form.editor-form", { novalidate: true },
-    field("Name", name, "Shown in the log and as “by” in its events"), field("Role", role), field("Group", group), error,
+    field("Name", name, "Shown in the log and as “by” in its events"), field("Role", role), groupField, error,
     actions(make), result);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -54,17 +96,29 @@ function tokenForm(done) {
       return;
     }
     const body = { name: name.value.trim(), role: role.value };
-    if (group.value) body.groups = [group.value];
+    const chosen = groupBoxes.filter((b) => b.querySelector("input").checked).map((b) => b.textContent);
+    if (chosen.length) body.groups = chosen;
     try {
       const made = await post("tokens", body);
       const link = kioskLink(made.token);
+      const linkField = el("textarea.kiosk-link", { readonly: true, rows: 3, "aria-label": "Kiosk link", spellcheck: "false" });
+      linkField.value = link;
+      const copied = el("span.muted.copy-note", { role: "status" });
+      const copyBtn = btn("Copy link", ".btn-primary.copy-link", { on: { click: async () => {
+        copied.textContent = (await copy(link, linkField)) ? "Copied." : "Select the link and copy it.";
+      } } });
+      const qrBox = el("div.qr-box", {}, el("p.muted", { text: "Making the QR code…" }));
       result.replaceChildren(
-        el("p", { text: "The token is shown this once. The kiosk link opens the panel with it:" }),
-        el("input.kiosk-link", { readonly: true, value: link, "aria-label": "Kiosk link" }),
-        el("p.muted", { text: made.token }));
+        el("h3", { text: `Token “${made.name}”` }),
+        el("p", { text: "The token is shown this once. The kiosk link opens the panel with it: copy it, or scan the code with the tablet." }),
+        linkField, el("div.dialog-actions.start", {}, copyBtn, copied), qrBox,
+        el("details", {}, el("summary", { text: "The token alone" }), el("p.muted.mono", { text: made.token })));
       result.hidden = false;
+      qrCode(link).then((svg) => qrBox.replaceChildren(svg || el("p.muted", { text: "No QR code: the server could not make one." })))
+        .catch(() => qrBox.replaceChildren(el("p.muted", { text: "No QR code: the server could not be reached." })));
+      result.scrollIntoView({ block: "start", behavior: "instant" });
       done();
-    } catch (err) { showError(err, "Token", form); }
+    } catch (err) { showError(err, "Token"); }
   });
   return form;
 }

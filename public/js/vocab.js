@@ -1,7 +1,35 @@
-// The control-event vocabulary, written once: every event type with what the editor calls it,
-// the log's colour category, whether it is a gesture (shown without "Raw"), how the live
-// region says it, how a key flashes it and how a key advertises it. The log, the keys and the
-// handler form read it.
+// The control-event vocabulary: which event types, handler kinds and placeholders there are
+// comes from the server (GET /api/v1/vocabulary, loaded at start), so the panel cannot drift
+// from it; what the panel says of each (the editor's words, the log's colour category, whether
+// it is a gesture, how the live region says it, how a key flashes and advertises it) is here.
+// A type the server has and this table does not is offered under its own name.
+
+import { get } from "./api.js";
+
+let words = null; // the server's vocabulary, once loaded
+
+/** Loads the server's vocabulary; the editor offers what it lists. Never throws. */
+export async function loadVocabulary() {
+  try {
+    words = await get("vocabulary");
+  } catch (err) {
+    console.warn("vocabulary", err);
+  }
+  return words;
+}
+
+/** The server's list under `key` (e.g. "placeholders", "handlerKinds"), or `fallback`. */
+export function serverWords(key, fallback = []) {
+  const v = words && words[key];
+  return Array.isArray(v) ? v : fallback;
+}
+
+function labelOf(type) {
+  const t = ALL.get(type);
+  if (t) return t.label;
+  const text = type.replace(/-/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 /** [type, editor label, log category, gesture?, spoken, key flash, key hint] in the editor's
  *  order. The flash is what a key shows for an n-tap of more than one tap; the hint is how a
@@ -35,10 +63,16 @@ const ALL = new Map([...TYPES, ...SHEET_TYPES].map(([type, label, cat, gesture, 
 /** The n-tap events by tap count (2 → "double-tap"). */
 export const N_TAPS = ["", "single-tap", "double-tap", "triple-tap", "quadruple-tap", "quintuple-tap"];
 
-/** [type, label] pairs a handler of this owner may listen for (a toggle's `toggle` only on a toggle). */
+/** [type, label] pairs a handler of this owner may listen for, as the server lists them (a
+ *  toggle's `toggle` only on a toggle). */
 export function handlerEvents(ownerKind, owner) {
-  if (ownerKind === "sheet") return SHEET_TYPES.map(([t, l]) => [t, l]);
-  return TYPES.filter(([t]) => t !== "toggle" || owner.kind === "toggle").map(([t, l]) => [t, l]);
+  const types = words && words.eventTypes && words.eventTypes[ownerKind === "sheet" ? "sheet" : "button"];
+  const list = Array.isArray(types) ? types : (ownerKind === "sheet" ? SHEET_TYPES : TYPES).map(([t]) => t);
+  if (ownerKind === "sheet") return list.map((t) => [t, labelOf(t)]);
+  // the editor's order: gestures first, as the table has them, then what the server adds
+  const known = TYPES.map(([t]) => t).filter((t) => list.includes(t));
+  const ordered = [...known, ...list.filter((t) => !known.includes(t))];
+  return ordered.filter((t) => t !== "toggle" || owner.kind === "toggle").map((t) => [t, labelOf(t)]);
 }
 
 /** The event a new handler listens for: what the owner is for (a toggle flips, a sheet selects). */

@@ -78,6 +78,14 @@ def test_osc_handler_made_edited_and_refused_in_the_editor(server, driver):
     assert form.find_element(By.NAME, "oscUrl").is_displayed() and not form.find_element(By.NAME, "url").is_displayed()
     type_into(form.find_element(By.NAME, "oscUrl"), "osc.udp://127.0.0.1:53000")
     type_into(form.find_element(By.NAME, "oscAddress"), "/cue/{button}/start")
+    # The address's help lists the server's placeholders, all 12 (GET /api/v1/vocabulary).
+    help_text = driver.execute_script(
+        "const i = arguments[0]; return (i.getAttribute('aria-describedby') || '').split(' ')"
+        ".map((id) => (document.getElementById(id) || {}).textContent || '').join(' ')", form.find_element(By.NAME, "oscAddress"))
+    vocabulary = server.ok("GET", "/vocabulary")["placeholders"]
+    assert len(vocabulary) == 12
+    for name in vocabulary:
+        assert name in help_text, f"{name} missing from the address help: {help_text}"
     assert not form.find_element(By.NAME, "oscSlip").is_displayed(), "SLIP is for TCP only"
     add = form.find_element(By.CSS_SELECTOR, ".osc-add-arg")
     for _ in range(4):
@@ -100,7 +108,7 @@ def test_osc_handler_made_edited_and_refused_in_the_editor(server, driver):
     assert chip.text == "OSC"
 
     # editing shows every field as the server has it; a change is saved as typed
-    form = open_edit(driver, h["id"], "osc osc.udp://127.0.0.1:53000 /cue/{button}/start")
+    form = open_edit(driver, h["id"], "osc.udp://127.0.0.1:53000 /cue/{button}/start")
     assert form.find_element(By.CSS_SELECTOR, "input[name=htype][value=osc]").is_selected()
     assert form.find_element(By.NAME, "oscUrl").get_attribute("value") == "osc.udp://127.0.0.1:53000"
     assert form.find_element(By.NAME, "oscAddress").get_attribute("value") == "/cue/{button}/start"
@@ -124,7 +132,7 @@ def test_osc_handler_made_edited_and_refused_in_the_editor(server, driver):
                            {"type": "i", "value": 42}], osc["args"]
 
     # the server's refusals are shown next to the field they name, and nothing is changed
-    form = open_edit(driver, h["id"], "osc osc.tcp://127.0.0.1:53001 /cue/{button}/start")
+    form = open_edit(driver, h["id"], "osc.tcp://127.0.0.1:53001 /cue/{button}/start")
     type_into(form.find_element(By.NAME, "oscAddress"), "cue/go")
     click(driver, form.find_element(By.CSS_SELECTOR, "[type=submit]"))
     assert "must start with /" in field_error(driver, "osc.address")

@@ -32,7 +32,7 @@ def test_the_editor_makes_a_kiosk_link_that_shows_only_its_group(driver):
         wait(driver).until(EC.element_to_be_clickable((By.ID, "tokens"))).click()
         form = wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor form.editor-form")))
         form.find_element(By.NAME, "name").send_keys("lobby-kiosk")
-        form.find_element(By.CSS_SELECTOR, "select[name=group] option[value=lobby]").click()
+        form.find_element(By.CSS_SELECTOR, "input[name=\"group:lobby\"]").click()
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         link = wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, ".kiosk-link"))).get_attribute("value")
         assert "/?kiosk#token=bdt_" in link

@@ -463,3 +463,43 @@ def test_a_failed_and_a_recovered_broker_connection_are_logged(server, broker):
     while "mqtt connection recovered" not in s.log_path.read_text() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "level=warn msg=\"mqtt connection recovered\"" in s.log_path.read_text()
+
+
+def test_status_is_a_sensor_and_a_status_patch_publishes_the_state_topic_and_no_config(server, recorder):
+    """SPEC §9: a key's `status` is a `sensor` entity read from the button's state topic; a change
+    of look or status publishes that state topic only, and discovery configs go again only when
+    what they say changes (a label: the device's name)."""
+    rec = recorder("homeassistant/#", f"{BASE}/button/+/state")
+    s = server()
+    assert s.call("POST", "/api/v1/buttons", {"id": "studio", "label": "Studio", "maxTaps": 1})[0] == 201
+    sensor_topic = "homeassistant/sensor/buttond_lab/studio_STATUS/config"
+    rec.wait(lambda m: rec.on(sensor_topic) and rec.json_on(f"{BASE}/button/studio/state"))
+    sensor = json.loads(rec.on(sensor_topic)[-1])
+    assert sensor["name"] == "Status" and sensor["unique_id"] == "buttond_lab_studio_status"
+    assert sensor["state_topic"] == f"{BASE}/button/studio/state"
+    assert "value_json.status" in sensor["value_template"] and "is not none" in sensor["value_template"]
+    assert sensor["device"]["identifiers"] == ["buttond_lab_studio"]
+    assert sensor["availability_topic"] == f"{BASE}/status"
+    assert "command_topic" not in sensor
+    time.sleep(0.5)  # anything still on its way from the create
+
+    def configs_sent() -> int:
+        with rec.lock:
+            return sum(1 for t, _, _ in rec.messages if t.startswith("homeassistant/") and t.endswith("/config"))
+
+    configs_before = configs_sent()
+    states_before = len(rec.on(f"{BASE}/button/studio/state"))
+    for status in ["ON AIR", "OFF AIR", None]:
+        assert s.call("PATCH", "/api/v1/buttons/studio", {"status": status})[0] == 200
+    assert s.call("PATCH", "/api/v1/buttons/studio", {"color": "#ff0000"})[0] == 200
+    rec.wait(lambda m: len(rec.on(f"{BASE}/button/studio/state")) >= states_before + 4)
+    states = rec.json_on(f"{BASE}/button/studio/state")[states_before:]
+    assert [st["status"] for st in states] == ["ON AIR", "OFF AIR", None, None]
+    assert states[-1]["color"] == "#ff0000"
+    time.sleep(1.0)  # a config republished would be here by now
+    assert configs_sent() == configs_before, [t for t, _, _ in rec.messages if t.endswith("/config")][-8:]
+
+    # A new label is what the configs say (the device's name): they go again.
+    assert s.call("PATCH", "/api/v1/buttons/studio", {"label": "Studio A"})[0] == 200
+    rec.wait(lambda m: json.loads(rec.on(sensor_topic)[-1])["device"]["name"] == "Studio A")
+    assert configs_sent() > configs_before

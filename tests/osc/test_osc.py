@@ -4,7 +4,9 @@ widgets would do. Nothing here talks to anything but 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import shlex
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -145,3 +147,199 @@ def test_feedback_follows_a_face_set_over_osc(server, feedback):
     assert feedback.wait_for("/buttond/button/lamp/face", (1,)), feedback.messages
     server.call("POST", "/api/v1/buttons/lamp/press", {})
     assert feedback.wait_for("/buttond/button/lamp/face", (0,)), feedback.messages
+
+
+# --- Feedback as a surface sees it, through a real liblo peer (`oscdump`, liblo-tools) ------
+
+class OscDump:
+    """`oscdump -L PORT` (liblo-tools) as the feedback target: a real liblo receiver, its lines
+    parsed into (address, types, args)."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.lines: list[tuple[str, str, tuple]] = []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(["oscdump", "-L", str(self.port)], stdout=subprocess.PIPE, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        time.sleep(0.3)  # liblo binds before it prints anything; give it the moment
+
+    def _read(self):
+        for line in self.proc.stdout:
+            parts = shlex.split(line.strip())
+            if len(parts) < 3:
+                continue
+            _, address, types, *args = parts
+            with self.lock:
+                self.lines.append((address, types, tuple(args)))
+
+    def clear(self):
+        with self.lock:
+            self.lines.clear()
+
+    def seen(self) -> list[tuple[str, str, tuple]]:
+        with self.lock:
+            return list(self.lines)
+
+    def wait_for(self, address, types, args, timeout=5.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if (address, types, tuple(args)) in self.seen():
+                return True
+            time.sleep(0.02)
+        return False
+
+    def last(self, address):
+        matching = [line for line in self.seen() if line[0] == address]
+        return matching[-1] if matching else None
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=5)
+
+
+@pytest.fixture
+def dump():
+    d = OscDump()
+    yield d
+    d.stop()
+
+
+class Started:
+    """buttond with OSC in and `oscdump` as its feedback target, on a data dir kept across
+    restarts."""
+
+    def __init__(self, data: Path, dump: OscDump):
+        self.data, self.dump = data, dump
+        data.mkdir(parents=True, exist_ok=True)
+        self.osc_port = free_port()
+        self.log = open(data.parent / f"buttond-{time.monotonic_ns()}.log", "w+")
+        self.proc, self.url = buttond_process.launch(
+            str(data), self.log, "--osc-port", str(self.osc_port),
+            "--osc-feedback", f"osc.udp://127.0.0.1:{dump.port}")
+        assert self.url, Path(self.log.name).read_text()
+
+    call = Server.call
+
+    def stop(self):
+        buttond_process.stop(self.proc)
+        self.log.close()
+
+
+LAMP = {"id": "lamp", "kind": "toggle", "color": "#222222",
+        "faces": [{"label": "Off", "color": "#440000"}, {"label": "On", "color": "#00ff00"}]}
+
+
+def test_color_is_the_colour_shown_a_toggles_face_else_the_keys(dump):
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        server = Started(data, dump)
+        try:
+            server.call("POST", "/api/v1/buttons", LAMP)
+            server.call("POST", "/api/v1/buttons", {"id": "half", "kind": "toggle", "color": "#0000ff",
+                                                    "faces": [{"label": "Off"}, {"label": "On", "color": "#ffff00"}]})
+            server.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1, "color": "#123456"})
+            server.call("POST", "/api/v1/buttons", {"id": "bare", "maxTaps": 1})
+            for button in ["lamp", "half", "door", "bare"]:
+                server.call("POST", f"/api/v1/buttons/{button}/press", {})
+            assert dump.wait_for("/buttond/button/lamp/face", "i", ["1"]), dump.seen()
+            assert dump.wait_for("/buttond/button/half/face", "i", ["1"]), dump.seen()
+            assert dump.wait_for("/buttond/button/bare/held", "i", ["0"]), dump.seen()
+            time.sleep(0.2)
+            assert dump.last("/buttond/button/lamp/color") == ("/buttond/button/lamp/color", "s", ("#00ff00",))
+            assert dump.last("/buttond/button/half/color") == ("/buttond/button/half/color", "s", ("#ffff00",))
+            assert dump.last("/buttond/button/door/color") == ("/buttond/button/door/color", "s", ("#123456",))
+            assert dump.last("/buttond/button/bare/color") == ("/buttond/button/bare/color", "s", ("",))
+            # Back to face 0: lamp's face 0 has a colour of its own, half's falls back to the key's.
+            server.call("PUT", "/api/v1/buttons/lamp/state", {"face": 0})
+            server.call("PUT", "/api/v1/buttons/half/state", {"face": 0})
+            assert dump.wait_for("/buttond/button/lamp/color", "s", ["#440000"]), dump.seen()
+            assert dump.wait_for("/buttond/button/half/color", "s", ["#0000ff"]), dump.seen()
+        finally:
+            server.stop()
+
+
+def snapshot_seen(dump: OscDump) -> bool:
+    """Whether the dump holds the whole state of the buttons and sheet the resync tests make."""
+    return all(line in dump.seen() for line in [
+        ("/buttond/button/lamp/face", "i", ("1",)), ("/buttond/button/lamp/color", "s", ("#00ff00",)),
+        ("/buttond/button/lamp/held", "i", ("0",)), ("/buttond/button/lamp/status", "s", ("",)),
+        ("/buttond/button/door/status", "s", ("ON AIR",)), ("/buttond/button/door/face", "i", ("0",)),
+        ("/buttond/sheet/scene/open", "i", ("0",)),
+    ])
+
+
+def test_a_restarted_buttond_sends_every_buttons_and_sheets_state_at_start(dump):
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        server = Started(data, dump)
+        server.call("POST", "/api/v1/buttons", LAMP)
+        server.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1, "status": "ON AIR"})
+        server.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "a"}]})
+        server.call("PUT", "/api/v1/buttons/lamp/state", {"face": 1})
+        assert dump.wait_for("/buttond/button/lamp/face", "i", ["1"]), dump.seen()
+        server.stop()
+        dump.clear()
+        server = Started(data, dump)
+        try:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not snapshot_seen(dump):
+                time.sleep(0.05)
+            assert snapshot_seen(dump), dump.seen()
+            assert not any(address.endswith("/event") for address, _, _ in dump.seen()), "state, not events again"
+        finally:
+            server.stop()
+
+
+def test_buttond_sync_resends_to_the_targets_and_answers_any_sender(dump):
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Started(Path(tmp) / "data", dump)
+        try:
+            server.call("POST", "/api/v1/buttons", LAMP)
+            server.call("POST", "/api/v1/buttons", {"id": "door", "maxTaps": 1, "status": "ON AIR"})
+            server.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "a"}]})
+            server.call("PUT", "/api/v1/buttons/lamp/state", {"face": 1})
+            assert dump.wait_for("/buttond/button/lamp/face", "i", ["1"]), dump.seen()
+            time.sleep(0.3)
+            dump.clear()
+            # liblo's own sender, as a surface would send it.
+            subprocess.run(["oscsend", "127.0.0.1", str(server.osc_port), "/buttond/sync"], check=True, timeout=10)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not snapshot_seen(dump):
+                time.sleep(0.05)
+            assert snapshot_seen(dump), dump.seen()
+
+            # Any sender gets the answer itself, at the address it sent from.
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+                sock.bind(("127.0.0.1", 0))
+                sock.settimeout(5)
+                sync = osc_message_builder.OscMessageBuilder(address="/buttond/sync").build()
+                sock.sendto(sync.dgram, ("127.0.0.1", server.osc_port))
+                answers = {}
+                try:
+                    while len(answers) < 9:
+                        message = osc_message.OscMessage(sock.recvfrom(65536)[0])
+                        answers[message.address] = tuple(message.params)
+                except socket.timeout:
+                    pass
+            assert answers.get("/buttond/button/lamp/face") == (1,), answers
+            assert answers.get("/buttond/button/lamp/color") == ("#00ff00",), answers
+            assert answers.get("/buttond/button/door/status") == ("ON AIR",), answers
+            assert answers.get("/buttond/sheet/scene/open") == (0,), answers
+            # Nothing was taken as input.
+            assert server.call("GET", "/api/v1/events?button=door")["events"] == []
+        finally:
+            server.stop()
+
+
+def test_a_sheets_open_state_follows_its_events(dump):
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Started(Path(tmp) / "data", dump)
+        try:
+            server.call("POST", "/api/v1/sheets", {"id": "scene", "options": [{"id": "a"}]})
+            server.call("POST", "/api/v1/sheets/scene/open", {})
+            assert dump.wait_for("/buttond/sheet/scene/event", "s", ["sheet-open"]), dump.seen()
+            assert dump.wait_for("/buttond/sheet/scene/open", "i", ["1"]), dump.seen()
+            server.call("POST", "/api/v1/sheets/scene/choose", {"option": "a"})
+            assert dump.wait_for("/buttond/sheet/scene/open", "i", ["0"]), dump.seen()
+        finally:
+            server.stop()

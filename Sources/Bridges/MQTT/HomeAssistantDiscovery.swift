@@ -126,7 +126,24 @@ struct HomeAssistantDiscovery: Sendable {
                 ]
             ))
         if button.config.kind == .toggle { configs.append(face(of: button, object: object, device: device)) }
+        configs.append(status(of: button, object: object, device: device))
         return configs
+    }
+
+    /// The key's live `status` line as a sensor, read from the button's state topic: a status
+    /// change publishes that topic only. Its object id ends in capitals, which no escaped
+    /// (lower-case) id can, so it never meets a sheet's sensor of an id like `door_status`.
+    private func status(of button: ButtonDefinition, object: String, device: JSONValue) -> (String, JSONValue) {
+        (
+            "\(prefix)/sensor/\(node)/\(object)_STATUS/config",
+            [
+                "name": "Status", "unique_id": .string("\(node)_\(object)_status"), "icon": "mdi:message-text-outline",
+                "state_topic": .string("\(base)/button/\(button.id)/state"),
+                "value_template": .string(
+                    "{{ value_json.status if value_json is defined and value_json.status is defined and value_json.status is not none else '' }}"),
+                "availability_topic": availability, "device": device,
+            ]
+        )
     }
 
     /// A toggle's face: a switch that sets it, or without commands a binary sensor that shows it.

@@ -238,20 +238,23 @@ package final class MQTTBridge: CommitObserver {
         client.send(.init(topic: "\(base)/button/\(slot.id)/state", payload: JSONWriter.encode(payload), qos: 1, retain: true))
     }
 
-    private func publishDiscovery(_ button: ButtonDefinition) {
+    private func publishDiscovery(_ button: ButtonDefinition, all: Bool = true) {
         guard let discovery else { return }
-        publish(discovery.configs(for: button), owner: "button:" + button.id)
+        publish(discovery.configs(for: button), owner: "button:" + button.id, all: all)
     }
 
-    private func publishDiscovery(_ sheet: SheetDefinition) {
+    private func publishDiscovery(_ sheet: SheetDefinition, all: Bool = true) {
         guard let discovery else { return }
-        publish(discovery.configs(for: sheet), owner: "sheet:" + sheet.id)
+        publish(discovery.configs(for: sheet), owner: "sheet:" + sheet.id, all: all)
     }
 
     /// Publishes configs (retained) and clears the owner's topics that are no longer among them.
+    /// Unless `all` (a connect, Home Assistant back online: it may have lost them), a config
+    /// that says what it said before is not sent again: a change of look or status is the state
+    /// topic's alone, and Home Assistant does not reload an entity for nothing (SPEC §9).
     /// Returns what the owner had published before.
     @discardableResult
-    private func publish(_ configs: [(topic: String, payload: JSONValue)], owner: String) -> [String: [UInt8]] {
+    private func publish(_ configs: [(topic: String, payload: JSONValue)], owner: String, all: Bool = true) -> [String: [UInt8]] {
         let encoded = Dictionary(configs.map { ($0.topic, JSONWriter.encode($0.payload)) }) { a, _ in a }
         return configTopics.withLock { known in
             let before = known[owner] ?? [:]
@@ -259,7 +262,7 @@ package final class MQTTBridge: CommitObserver {
                 client.send(.init(topic: topic, payload: [], qos: 1, retain: true))
             }
             known[owner] = encoded.isEmpty ? nil : encoded
-            for (topic, _) in configs {
+            for (topic, _) in configs where all || before[topic] != encoded[topic] {
                 client.send(.init(topic: topic, payload: encoded[topic] ?? [], qos: 1, retain: true))
             }
             return before
@@ -270,13 +273,13 @@ package final class MQTTBridge: CommitObserver {
         switch change {
         case .button(let definition):
             try? registry.store.dropTombstone(owner: "button:" + definition.id)
-            publishDiscovery(definition)
+            publishDiscovery(definition, all: false)
             if let slot = try? registry.button(definition.id) {
                 configTopics.withLock { _ in publishState(slot, definition: definition) }  // ordered with the sweep
             }
         case .sheet(let definition):
             try? registry.store.dropTombstone(owner: "sheet:" + definition.id)
-            publishDiscovery(definition)
+            publishDiscovery(definition, all: false)
             if let slot = try? registry.sheet(definition.id) { publishSheetState(slot, definition: definition) }
         case .buttonDeleted(let id, _):
             // The discovery topics first: Home Assistant stops following the state topic

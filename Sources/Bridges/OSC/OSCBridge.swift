@@ -46,7 +46,7 @@ package final class OSCBridge: Sendable {
         self.registry = registry
         self.logger = logger
         self.feedback = feedback
-        let input = OSCInput(sequencer: sequencer, logger: logger)
+        let input = OSCInput(sequencer: sequencer, feedback: feedback, logger: logger)
         self.input = input
         guard let port = configuration.port else {
             server = nil
@@ -71,6 +71,7 @@ package final class OSCBridge: Sendable {
 
     package func start() {
         registry.onChange { [feedback] change in feedback.registryChanged(change) }
+        feedback.sync()  // a surface that outlived a restart of buttond shows what is now
         guard let server else { return }
         server.start()
         logger.log(.info, "osc listening", ["port": String(server.port)], force: true)
@@ -93,13 +94,15 @@ package final class OSCBridge: Sendable {
 /// What arrives: each message parsed into a command and submitted; a refusal answered.
 private final class OSCInput: Sendable {
     let sequencer: Sequencer
+    let feedback: OSCFeedback
     let logger: Logger
     private let refusedCount = Atomic<Int>(0)
     /// At most `OSCBridge.maxInFlight` messages wait for the sequencer at once.
     let inFlight = OSCInFlight(limit: OSCBridge.maxInFlight)
 
-    init(sequencer: Sequencer, logger: Logger) {
+    init(sequencer: Sequencer, feedback: OSCFeedback, logger: Logger) {
         self.sequencer = sequencer
+        self.feedback = feedback
         self.logger = logger
     }
 
@@ -107,6 +110,10 @@ private final class OSCInput: Sendable {
 
     func received(_ messages: [OSCMessage], from peer: OSCPeer, reply: @escaping OSCServer.Reply) {
         for message in messages {
+            if message.address == OSCCommand.syncAddress {
+                feedback.sync(reply: feedback.isTarget(peer) ? nil : reply)
+                continue
+            }
             do throws(ButtonsError) {
                 let command = try OSCCommand.parse(message)
                 inFlight.enter()

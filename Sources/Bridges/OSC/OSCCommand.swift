@@ -7,6 +7,8 @@ import OSC
 /// it: the same checks, the same order.
 enum OSCCommand {
     static let root = "/buttond/"
+    /// Asks for every button's and sheet's current feedback (`OSCFeedback.sync`).
+    static let syncAddress = "/buttond/sync"
 
     static func parse(_ message: OSCMessage) throws(ButtonsError) -> Command {
         let parts = message.address.split(separator: "/", omittingEmptySubsequences: false)
@@ -26,7 +28,7 @@ enum OSCCommand {
     private static func unknown(_ address: String) -> ButtonsError {
         ButtonsError.invalid(
             "address",
-            "no OSC address \(address.prefix(200)); use /buttond/button/<id>[/down|up|press|cancel|face] or /buttond/sheet/<id>/open|cancel|choose")
+            "no OSC address \(address.prefix(200)); use /buttond/button/<id>[/down|up|press|cancel|face] or /buttond/sheet/<id>/open|cancel|choose, or /buttond/sync")
     }
 
     private static func button(_ id: String, verb: String?, _ message: OSCMessage) throws(ButtonsError) -> Command {

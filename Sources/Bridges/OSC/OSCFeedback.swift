@@ -6,9 +6,11 @@ import OSC
 import Synchronization
 
 /// Tells the `--osc-feedback` targets of every change, so a surface's widgets follow the
-/// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s` after a commit
-/// or a look change, and `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`)
-/// for each control event. Sent off the sequencer thread, in commit order.
+/// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s` (the colour as
+/// shown: a toggle's face's) after a commit or a look change, `/buttond/button/<id>/event s`
+/// (sheets `/buttond/sheet/<id>/event`, then `/buttond/sheet/<id>/open i`) for each control
+/// event; and everything's current state at start and on `/buttond/sync` (`sync`), so a
+/// surface that starts late is brought up to date. Sent off the sequencer thread, in order.
 package final class OSCFeedback: CommitObserver, Sendable {
     package let targets: [OSCClient.Destination]
     let registry: Registry
@@ -50,8 +52,56 @@ package final class OSCFeedback: CommitObserver, Sendable {
             case .sheet(let id): source = "sheet/" + id
             }
             messages.append(OSCMessage("/buttond/\(source)/event", [.string(event.type.rawValue)]))
+            if case .sheet(let id) = event.source, let open = Self.opens(event.type) { messages.append(Self.sheetState(of: id, open: open)) }
         }
         send(messages)
+    }
+
+    /// Whether a sheet's event leaves it open (nil: it says nothing of that).
+    static func opens(_ type: EventType) -> Bool? {
+        switch type {
+        case .sheetOpen: true
+        case .select, .sheetCancel: false
+        default: nil
+        }
+    }
+
+    static func sheetState(of id: String, open: Bool) -> OSCMessage {
+        OSCMessage("/buttond/sheet/\(id)/open", [.int32(open ? 1 : 0)])
+    }
+
+    /// Every button's and sheet's current feedback, as committed.
+    func snapshot() -> [OSCMessage] {
+        var messages: [OSCMessage] = []
+        for slot in registry.buttonSlots() {
+            let (definition, state, removed) = slot.locked { (slot.definition, slot.machine.state, slot.removed) }
+            if !removed { messages += Self.state(of: definition.id, held: state.held, face: state.face, definition: definition) }
+        }
+        for slot in registry.sheetSlots {
+            let (open, removed) = slot.locked { (slot.machine.isOpen, slot.removed) }
+            if !removed { messages.append(Self.sheetState(of: slot.id, open: open)) }
+        }
+        return messages
+    }
+
+    /// Whether `peer` sends from where a target listens (then a sync's answer is its feedback).
+    func isTarget(_ peer: OSCPeer) -> Bool {
+        let loopback = ["localhost", "127.0.0.1", "::1"]
+        return targets.contains { target in
+            target.transport == peer.transport && target.port == peer.port
+                && (target.host == peer.host || (loopback.contains(target.host) && loopback.contains(peer.host)))
+        }
+    }
+
+    /// Brings surfaces up to date: every target gets the whole current state, and so does
+    /// `reply` (the sender of a `/buttond/sync`) unless it is a target already.
+    package func sync(reply: (@Sendable (OSCMessage) -> Void)? = nil) {
+        let messages = snapshot()
+        send(messages)
+        guard let reply else { return }
+        queue.async {
+            for message in messages { reply(message) }
+        }
     }
 
     /// A button's look changed (its status or colour): its state again.
@@ -65,7 +115,7 @@ package final class OSCFeedback: CommitObserver, Sendable {
         let base = "/buttond/button/\(id)/"
         return [
             OSCMessage(base + "held", [.int32(held ? 1 : 0)]), OSCMessage(base + "face", [.int32(Int32(face))]),
-            OSCMessage(base + "status", [.string(definition.status ?? "")]), OSCMessage(base + "color", [.string(definition.color ?? "")]),
+            OSCMessage(base + "status", [.string(definition.status ?? "")]), OSCMessage(base + "color", [.string(definition.shownColor(face: face) ?? "")]),
         ]
     }
 
