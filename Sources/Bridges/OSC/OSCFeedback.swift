@@ -6,8 +6,8 @@ import OSC
 import Synchronization
 
 /// Tells the `--osc-feedback` targets of every change, so a surface's widgets follow the
-/// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s` after a commit
-/// or a look change, and `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`)
+/// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s`, and the guards'
+/// `/armed i` and `/enabled i` after a commit or a change of definition, and `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`)
 /// for each control event. Sent off the sequencer thread, in commit order.
 package final class OSCFeedback: CommitObserver, Sendable {
     package let targets: [OSCClient.Destination]
@@ -41,7 +41,9 @@ package final class OSCFeedback: CommitObserver, Sendable {
         var messages: [OSCMessage] = []
         for state in states {
             guard let slot = try? registry.button(state.id) else { continue }
-            messages += Self.state(of: slot.id, held: state.held, face: state.face, definition: slot.locked { slot.definition })
+            messages += Self.state(
+                of: slot.id, held: state.held, face: state.face, armed: state.armedUntil != nil,
+                definition: slot.locked { slot.definition })
         }
         for event in events {
             let source: String
@@ -54,18 +56,19 @@ package final class OSCFeedback: CommitObserver, Sendable {
         send(messages)
     }
 
-    /// A button's look changed (its status or colour): its state again.
+    /// A button's definition changed (its status, colour, `enabled`): its state again.
     func registryChanged(_ change: Registry.RegistryChange) {
         guard !targets.isEmpty, case .button(let definition) = change, let slot = try? registry.button(definition.id) else { return }
         let state = slot.locked { slot.machine.state }
-        send(Self.state(of: definition.id, held: state.held, face: state.face, definition: definition))
+        send(Self.state(of: definition.id, held: state.held, face: state.face, armed: state.armed, definition: definition))
     }
 
-    static func state(of id: String, held: Bool, face: Int, definition: ButtonDefinition) -> [OSCMessage] {
+    static func state(of id: String, held: Bool, face: Int, armed: Bool, definition: ButtonDefinition) -> [OSCMessage] {
         let base = "/buttond/button/\(id)/"
         return [
             OSCMessage(base + "held", [.int32(held ? 1 : 0)]), OSCMessage(base + "face", [.int32(Int32(face))]),
             OSCMessage(base + "status", [.string(definition.status ?? "")]), OSCMessage(base + "color", [.string(definition.color ?? "")]),
+            OSCMessage(base + "armed", [.int32(armed ? 1 : 0)]), OSCMessage(base + "enabled", [.int32(definition.config.enabled ? 1 : 0)]),
         ]
     }
 
