@@ -123,7 +123,7 @@ package struct ButtonDefinition: Sendable, Equatable {
         if let v = try Self.guardTime(&fields, "minPressMs", 10...2_000) { config.minPressMs = v }
         if let v = try Self.guardTime(&fields, "lockoutMs", 50...60_000) { config.lockoutMs = v }
         if let v = try Self.guardTime(&fields, "confirmMs", 500...60_000) { config.confirmMs = v }
-        if let v = try fields.bool("enabled") { config.enabled = v }
+        if let v = try Self.asInvalid({ () throws(ButtonsError) in try fields.bool("enabled") }) { config.enabled = v }
         guard config.firesSingleTapsOnly, config.maxTaps != 1 else { return }
         let guardName = config.confirmMs > 0 ? "confirmMs" : "lockoutMs"
         if tapsGiven {
@@ -141,12 +141,25 @@ package struct ButtonDefinition: Sendable, Equatable {
 
     /// A guard's time: 0 (off) or within `range`, 422 naming the field otherwise.
     private static func guardTime(_ fields: inout Fields, _ key: String, _ range: ClosedRange<Int64>) throws(ButtonsError) -> Int64? {
-        guard let v = try fields.int(key, in: 0...range.upperBound) else { return nil }
+        guard let v = try asInvalid({ () throws(ButtonsError) in try fields.int(key, in: 0...range.upperBound) }) else { return nil }
         guard v == 0 || v >= range.lowerBound else {
             throw ButtonsError.invalid(
                 key, "\(key) must be 0 (off) or between \(range.lowerBound) and \(range.upperBound), not \(v)")
         }
         return v
+    }
+
+    /// A guard's value of the wrong JSON type is 422 naming it, as one out of range is (issue
+    /// 39: an operator's panel shows either beside the field).
+    private static func asInvalid<T>(_ read: () throws(ButtonsError) -> T) throws(ButtonsError) -> T {
+        do throws(ButtonsError) {
+            return try read()
+        } catch where error.kind == .malformed {
+            var invalid = error
+            invalid.kind = .invalid
+            invalid.code = ButtonsError.invalid("", "").code
+            throw invalid
+        }
     }
 
     /// `color`, `icon`, `size` and `status`; `null` clears the colour, the icon and the status.
