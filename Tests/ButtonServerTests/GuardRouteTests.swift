@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 import MicroHTTP
+import TestSupport
 import Testing
 
 /// SPEC §4 "Guards" through the real server: each rule as one batch with exact `t`s (the
@@ -172,6 +173,27 @@ struct GuardRouteTests {
         #expect(enabled.json["enabled"] == true)
         #expect(try history() == before)
         #expect(TestServer.types(try server.post("/api/v1/buttons/held/down")) == ["touch-down"])
+    }
+
+    /// A config import that disables a held button ends its press as a PATCH does.
+    @Test func anImportThatDisablesAHeldButtonCancelsItsPress() throws {
+        let server = try TestServer()
+        try server.createButton(#"{"id": "stage", "longPressMs": 60000}"#)
+        #expect(try server.post("/api/v1/buttons/stage/down").status == 200)
+        let imported = try server.client.request(
+            "PUT", "/api/v1/config", json: #"{"buttons": [{"id": "stage", "longPressMs": 60000, "enabled": false}]}"#)
+        #expect(imported.status == 200, "\(imported.text)")
+        // The import answers once its job is done; the cancel is committed right after it.
+        var events: [JSONValue] = []
+        #expect(waitUntil(5) {
+            events = (try? server.client.get("/api/v1/events?after=0").json["events"]?.array) ?? []
+            return events.count >= 2
+        })
+        #expect(events.map { $0["type"]!.string! } == ["touch-down", "touch-cancel"])
+        #expect(events.last?["data"] == ["reason": "disabled"])
+        let button = try server.client.get("/api/v1/buttons/stage").json
+        #expect(button["enabled"] == false && button["state"]?["held"] == false)
+        #expect(try server.post("/api/v1/buttons/stage/up").errorCode == "button_disabled")
     }
 
     @Test func aDisabledButtonRefusesEveryInputOverHTTP() throws {
