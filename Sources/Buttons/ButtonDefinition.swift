@@ -155,10 +155,7 @@ package struct ButtonDefinition: Sendable, Equatable {
         do throws(ButtonsError) {
             return try read()
         } catch where error.kind == .malformed {
-            var invalid = error
-            invalid.kind = .invalid
-            invalid.code = ButtonsError.invalid("", "").code
-            throw invalid
+            throw ButtonsError(.invalid, code: "invalid_value", message: error.message, details: error.details)
         }
     }
 

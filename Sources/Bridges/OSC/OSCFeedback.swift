@@ -7,8 +7,9 @@ import Synchronization
 
 /// Tells the `--osc-feedback` targets of every change, so a surface's widgets follow the
 /// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s`, and the guards'
-/// `/armed i` and `/enabled i` after a commit or a change of definition, and `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`)
-/// for each control event. Sent off the sequencer thread, in commit order.
+/// `/armed i` and `/enabled i` after a commit or a change of definition, and
+/// `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`) for each control
+/// event. Sent off the sequencer thread, in commit order.
 package final class OSCFeedback: CommitObserver, Sendable {
     package let targets: [OSCClient.Destination]
     let registry: Registry
