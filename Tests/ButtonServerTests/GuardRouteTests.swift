@@ -196,6 +196,31 @@ struct GuardRouteTests {
         #expect(try server.post("/api/v1/buttons/stage/up").errorCode == "button_disabled")
     }
 
+    /// Handlers may listen for the guards' events like any (SPEC §4): a webhook on `armed`,
+    /// `disarmed` and `refused` gets exactly those, signed as any delivery.
+    @Test func aHandlerHearsTheGuardsEvents() throws {
+        let server = try TestServer()
+        let sink = try Sink()
+        defer { sink.stop() }
+        try server.createButton(#"{"id": "bo", "confirmMs": 3000, "minPressMs": 50}"#)
+        let created = try server.post(
+            "/api/v1/buttons/bo/handlers", #"{"on": ["armed", "disarmed", "refused"], "webhook": {"url": "\#(sink.url("/guard"))"}}"#)
+        #expect(created.status == 201, "\(created.text)")
+        try sink.setSecret(try #require(created.json["secret"]?.string))
+        let reply = try server.post(
+            "/api/v1/input",
+            Self.batch([
+                ("bo", "down", 0), ("bo", "up", 10),  // a brush: refused
+                ("bo", "down", 100), ("bo", "up", 200),  // arms
+                ("bo", "down", 600), ("bo", "up", 700),  // fires: tap, single-tap, disarmed
+            ]))
+        #expect(reply.status == 200)
+        let got = sink.wait(seconds: 20) { $0.count >= 3 }
+        #expect(got.compactMap { $0.json?["type"]?.string } == ["refused", "armed", "disarmed"])
+        #expect(got.allSatisfy { $0.verified == true })
+        #expect(got.first?.json?["data"] == ["durationMs": 10, "reason": "too-short"])
+    }
+
     @Test func aDisabledButtonRefusesEveryInputOverHTTP() throws {
         let server = try TestServer()
         try server.createButton(#"{"id": "off", "kind": "toggle", "enabled": false}"#)
