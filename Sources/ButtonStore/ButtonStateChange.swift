@@ -6,12 +6,15 @@ public struct ButtonStateChange: Sendable, Equatable {
     public var held: Bool
     /// Taps so far in an unfinished tap series (its n-tap event is still to come).
     public var tapCount: Int
+    /// While a confirm button is armed: the `t` its window ends, so a restart keeps the window.
+    public var armedUntil: Int64?
 
-    public init(id: String, face: Int, clock: Int64?, held: Bool, tapCount: Int = 0) {
+    public init(id: String, face: Int, clock: Int64?, held: Bool, tapCount: Int = 0, armedUntil: Int64? = nil) {
         self.id = id
         self.face = face
         self.clock = clock
         self.held = held
         self.tapCount = tapCount
+        self.armedUntil = armedUntil
     }
 }

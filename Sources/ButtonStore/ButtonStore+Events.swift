@@ -97,11 +97,12 @@ extension ButtonStore {
     /// The buttons' live states, many a statement; a button's row is made on its first change.
     private static func update(_ states: [ButtonStateChange], in connection: Connection) throws(StoreError) {
         try connection.insertRows(
-            states.count, head: "INSERT INTO button_states (id, face, clock, held, taps) VALUES ", row: "(?, ?, ?, ?, ?)",
+            states.count, head: "INSERT INTO button_states (id, face, clock, held, taps, armed_until) VALUES ",
+            row: "(?, ?, ?, ?, ?, ?)",
             tail: """
                  ON CONFLICT (id) DO UPDATE SET face = excluded.face, clock = excluded.clock, held = excluded.held,
-                    taps = excluded.taps
-                """, parameters: 5
+                    taps = excluded.taps, armed_until = excluded.armed_until
+                """, parameters: 6
         ) { index, base, upsert, values in
             let state = states[index]
             values.append(state.id, at: base + 1)
@@ -109,6 +110,7 @@ extension ButtonStore {
             upsert.bind(state.clock, at: base + 3)
             upsert.bind(state.held, at: base + 4)
             upsert.bind(state.tapCount, at: base + 5)
+            upsert.bind(state.armedUntil, at: base + 6)
         }
     }
 

@@ -6,13 +6,14 @@ extension ButtonStore {
         try withConnection { connection throws(StoreError) in
             try connection.statement(
                 """
-                SELECT b.id, b.config, COALESCE(s.face, 0), s.clock, COALESCE(s.held, 0), b.position, COALESCE(s.taps, 0)
+                SELECT b.id, b.config, COALESCE(s.face, 0), s.clock, COALESCE(s.held, 0), b.position, COALESCE(s.taps, 0),
+                    s.armed_until
                 FROM buttons b LEFT JOIN button_states s ON s.id = b.id ORDER BY b.position, b.id
                 """
             ).rows { row in
                 StoredButton(
                     id: row.text(0), config: row.text(1), face: row.int(2), clock: row.optionalInt64(3),
-                    held: row.bool(4), position: row.int(5), tapCount: row.int(6))
+                    held: row.bool(4), position: row.int(5), tapCount: row.int(6), armedUntil: row.optionalInt64(7))
             }
         }
     }

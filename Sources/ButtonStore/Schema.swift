@@ -303,6 +303,11 @@ enum Schema {
         """
         ALTER TABLE event_sources ADD COLUMN first INTEGER;
         """,
+        // 17: the end of a confirm button's armed window (SPEC §4 "Guards"), so a restart
+        // keeps the window and closes it on time.
+        """
+        ALTER TABLE button_states ADD COLUMN armed_until INTEGER;
+        """,
     ]
 
     /// Work of a migration that SQL cannot do, run in its transaction after its SQL, by the

@@ -10,9 +10,12 @@ public struct StoredButton: Sendable, Equatable {
     public var position: Int
     /// Taps of a tap series unfinished when the server stopped.
     public var tapCount: Int
+    /// The end of an armed window open when the server stopped.
+    public var armedUntil: Int64?
 
     public init(
-        id: String, config: String, face: Int = 0, clock: Int64? = nil, held: Bool = false, position: Int = 0, tapCount: Int = 0
+        id: String, config: String, face: Int = 0, clock: Int64? = nil, held: Bool = false, position: Int = 0, tapCount: Int = 0,
+        armedUntil: Int64? = nil
     ) {
         self.id = id
         self.config = config
@@ -21,5 +24,6 @@ public struct StoredButton: Sendable, Equatable {
         self.held = held
         self.position = position
         self.tapCount = tapCount
+        self.armedUntil = armedUntil
     }
 }

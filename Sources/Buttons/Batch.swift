@@ -134,7 +134,8 @@ package struct Batch {
         buttons.values.map { entry in
             let state = entry.machine.state
             return ButtonStateChange(
-                id: entry.slot.id, face: state.face, clock: entry.machine.clock, held: state.held, tapCount: state.tapCount)
+                id: entry.slot.id, face: state.face, clock: entry.machine.clock, held: state.held, tapCount: state.tapCount,
+                armedUntil: state.armedUntil)
         }
     }
 }

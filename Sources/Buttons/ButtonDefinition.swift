@@ -62,7 +62,7 @@ package struct ButtonDefinition: Sendable, Equatable {
         var fields = try Fields(json)
         guard let id = try fields.name("id") else { throw ButtonsError.invalid("id", "id is required") }
         var definition = ButtonDefinition(id: id, label: id)
-        try definition.apply(&fields)
+        try definition.apply(&fields, creating: true)
         return definition
     }
 
@@ -72,10 +72,10 @@ package struct ButtonDefinition: Sendable, Equatable {
         if let id = try fields.name("id"), id != self.id {
             throw ButtonsError.invalid("id", "a button's id cannot change")
         }
-        try apply(&fields)
+        try apply(&fields, creating: false)
     }
 
-    private mutating func apply(_ fields: inout Fields) throws(ButtonsError) {
+    private mutating func apply(_ fields: inout Fields, creating: Bool) throws(ButtonsError) {
         fields.ignore("state")
         fields.ignore("health")
         if let label = try fields.string("label", maxLength: 64) { self.label = label }
@@ -88,6 +88,7 @@ package struct ButtonDefinition: Sendable, Equatable {
             config.repeatMs = v
         }
         if let v = try fields.int("maxHoldMs", in: 1_000...3_600_000) { config.maxHoldMs = v }
+        try applyGuards(&fields, creating: creating)
         if let faces = try fields.array("faces") {
             guard faces.count == 2 else { throw ButtonsError.invalid("faces", "faces must have exactly two entries") }
             var parsed: [Face] = []
@@ -115,6 +116,53 @@ package struct ButtonDefinition: Sendable, Equatable {
         if fields.has("group") { group = try fields.string("group", maxLength: 64) } else { fields.ignore("group") }
         try applyLook(&fields)
         try fields.finish()
+    }
+
+    /// The guards (SPEC §3, §4 "Guards"): `minPressMs`, `lockoutMs`, `confirmMs` (each 0 for
+    /// off or within its range) and `enabled`. A button with `lockoutMs` or `confirmMs` fires
+    /// on single taps only, so its `maxTaps` is 1: taken as that when not given on create,
+    /// refused naming `maxTaps` when given otherwise, and when a PATCH adds such a guard to a
+    /// button whose `maxTaps` is more than 1 without saying `maxTaps: 1` (a PATCH must not
+    /// quietly change what the button fires: its double-tap handlers would stop firing).
+    private mutating func applyGuards(_ fields: inout Fields, creating: Bool) throws(ButtonsError) {
+        let tapsGiven = fields.has("maxTaps")
+        if let v = try Self.guardTime(&fields, "minPressMs", 10...2_000) { config.minPressMs = v }
+        if let v = try Self.guardTime(&fields, "lockoutMs", 50...60_000) { config.lockoutMs = v }
+        if let v = try Self.guardTime(&fields, "confirmMs", 500...60_000) { config.confirmMs = v }
+        if let v = try Self.asInvalid({ () throws(ButtonsError) in try fields.bool("enabled") }) { config.enabled = v }
+        guard config.firesSingleTapsOnly, config.maxTaps != 1 else { return }
+        let guardName = config.confirmMs > 0 ? "confirmMs" : "lockoutMs"
+        if tapsGiven {
+            throw ButtonsError.invalid(
+                "maxTaps", "maxTaps must be 1 with \(guardName): a guarded button fires on single taps only")
+        }
+        if creating {
+            config.maxTaps = 1
+        } else {
+            throw ButtonsError.invalid(
+                "maxTaps",
+                "maxTaps is \(config.maxTaps) and \(guardName) fires on single taps only: send \"maxTaps\": 1 with it")
+        }
+    }
+
+    /// A guard's time: 0 (off) or within `range`, 422 naming the field otherwise.
+    private static func guardTime(_ fields: inout Fields, _ key: String, _ range: ClosedRange<Int64>) throws(ButtonsError) -> Int64? {
+        guard let v = try asInvalid({ () throws(ButtonsError) in try fields.int(key, in: 0...range.upperBound) }) else { return nil }
+        guard v == 0 || v >= range.lowerBound else {
+            throw ButtonsError.invalid(
+                key, "\(key) must be 0 (off) or between \(range.lowerBound) and \(range.upperBound), not \(v)")
+        }
+        return v
+    }
+
+    /// A guard's value of the wrong JSON type is 422 naming it, as one out of range is (issue
+    /// 39: an operator's panel shows either beside the field).
+    private static func asInvalid<T>(_ read: () throws(ButtonsError) -> T) throws(ButtonsError) -> T {
+        do throws(ButtonsError) {
+            return try read()
+        } catch where error.kind == .malformed {
+            throw ButtonsError(.invalid, code: "invalid_value", message: error.message, details: error.details)
+        }
     }
 
     /// `color`, `icon`, `size` and `status`; `null` clears the colour, the icon and the status.
@@ -165,6 +213,8 @@ package struct ButtonDefinition: Sendable, Equatable {
             "id": .string(id), "label": .string(label), "kind": .string(config.kind.rawValue),
             "longPressMs": .int(config.longPressMs), "multiTapMs": .int(config.multiTapMs),
             "maxTaps": .int(Int64(config.maxTaps)), "repeatMs": .int(config.repeatMs), "maxHoldMs": .int(config.maxHoldMs),
+            "minPressMs": .int(config.minPressMs), "lockoutMs": .int(config.lockoutMs), "confirmMs": .int(config.confirmMs),
+            "enabled": .bool(config.enabled),
         ]
         if config.kind == .toggle || faces != Self.defaultFaces || flip != Flip() {
             object["faces"] = .array(
@@ -189,9 +239,12 @@ package struct ButtonDefinition: Sendable, Equatable {
 
     package func json(state: ButtonState) -> JSONValue {
         guard case .object(var object) = json else { return json }
-        object["state"] = [
+        var live: [String: JSONValue] = [
             "held": .bool(state.held), "face": .int(Int64(state.face)), "tapCount": .int(Int64(state.tapCount)),
+            "armed": .bool(state.armed),
         ]
+        if let armedUntil = state.armedUntil { live["armedUntil"] = .int(armedUntil) }
+        object["state"] = .object(live)
         return .object(object)
     }
 }

@@ -111,6 +111,7 @@ package final class ControlEvent: Sendable {
         if let v = data.index { key("index"); w.integer(Int64(v)) }
         if let v = data.reason { key("reason"); w.string(v) }
         if let v = data.pointer { key("pointer"); w.string(v) }
+        if let v = data.windowMs { key("windowMs"); w.integer(v) }
         w.raw("}")
     }
 
@@ -122,5 +123,6 @@ package final class ControlEvent: Sendable {
         func string(_ value: String?) -> Int { value.map { field + JSONCursor.bound(of: $0) } ?? 0 }
         return 2 + number(data.durationMs) + number(data.tapCount) + number(data.face) + number(data.previousFace)
             + number(data.repeat) + string(data.option) + number(data.index) + string(data.reason) + string(data.pointer)
+            + number(data.windowMs)
     }
 }

@@ -11,6 +11,9 @@ package final class Registry: Sendable {
     private let buttons: SlotTable<ButtonSlot>
     private let sheets = SlotTable<SheetSlot>()
     private let observers = Locked<[@Sendable (RegistryChange) -> Void]>([])
+    /// Buttons a change of definition disabled, whose presses, series and armed windows the
+    /// sequencer is still to end (`Sequencer.endDisabled`).
+    private let justDisabled = Locked<[String]>([])
     package let store: ButtonStore
     package let maxButtons: Int
 
@@ -59,6 +62,17 @@ package final class Registry: Sendable {
     package func saveSheet(_ definition: SheetDefinition) throws(ButtonsError) { try save(definition, as: SheetSlot.self) }
     package func deleteSheet(_ id: String) throws(ButtonsError) { try delete(id, from: sheets) }
 
+    /// Notes that a change of definition disabled button `id`: what is under way on it is to end.
+    package func disabled(_ id: String) { justDisabled.withLock { $0.append(id) } }
+
+    /// The buttons disabled since the last call.
+    func takeDisabled() -> [String] {
+        justDisabled.withLock { ids in
+            defer { ids = [] }
+            return ids
+        }
+    }
+
     /// Adds a loaded slot to memory (at start); false if the id is taken.
     package func insert(_ slot: ButtonSlot) -> Bool { (try? buttons.insert(slot)) != nil }
     package func insert(_ slot: SheetSlot) -> Bool { (try? sheets.insert(slot)) != nil }
@@ -94,6 +108,10 @@ package final class Registry: Sendable {
     /// Makes memory hold exactly these definitions (after the store committed the same set):
     /// buttons that stay keep their live state, the others are removed.
     package func replaceAll(buttons newButtons: [ButtonDefinition], sheets newSheets: [SheetDefinition]) {
+        for definition in newButtons where !definition.config.enabled {
+            guard let slot = try? buttons.get(definition.id), slot.locked({ slot.definition.config.enabled }) else { continue }
+            disabled(definition.id)
+        }
         let goneButtons = buttons.replace(with: newButtons)
         let goneSheets = sheets.replace(with: newSheets)
         for (id, group) in goneButtons { changed(.buttonDeleted(id, group: group)) }

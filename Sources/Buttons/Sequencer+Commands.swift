@@ -14,6 +14,8 @@ package enum Command: Sendable {
     case face(button: String, face: Int)
     /// Back to rest at the server clock (`POST /buttons/{id}/reset`).
     case reset(button: String)
+    /// Ends what is under way on a button its definition just disabled (SPEC §4 "Guards").
+    case disable(button: String)
     case sheet(String, SheetAction, t: Int64?)
 
     package struct BatchItem: Sendable {
@@ -29,6 +31,13 @@ package enum Command: Sendable {
     package enum SheetAction: Sendable {
         case open, cancel
         case choose(JSONValue)
+    }
+
+    /// Whether a full delivery queue refuses it (503). Ending what a disable cut short is
+    /// not refused, as a timer's events are not: the change that caused it was accepted.
+    var mayWaitForQueue: Bool {
+        if case .disable = self { return false }
+        return true
     }
 }
 
@@ -63,7 +72,9 @@ extension Sequencer {
             for run in applied.gestures { batch.append(run.gestures, of: run.source, idPrefix: log.idPrefix, by: sender) }
             let range = mark..<batch.events.count
             let rows = range.isEmpty ? [] : handlers.deliveries(for: batch.events[range], now: now)
-            if !rows.isEmpty && dispatcher.depth + batch.deliveriesUnder + batch.deliveries.count + rows.count > maxQueue {
+            if !rows.isEmpty && command.mayWaitForQueue
+                && dispatcher.depth + batch.deliveriesUnder + batch.deliveries.count + rows.count > maxQueue
+            {
                 batch.dropEvents(after: mark)
                 throw ButtonsError.unavailable(
                     "the delivery queue is full (\(dispatcher.depth) deliveries waiting); try again shortly", retryAfter: 5)
@@ -93,6 +104,8 @@ extension Sequencer {
         switch command {
         case .reset(let id):
             return try oneButton(id, in: batch) { machine in machine.reset(now: now) }
+        case .disable(let id):
+            return try oneButton(id, in: batch) { machine in machine.setEnabled(false, now: now) }
         case .input(let id, let input):
             return try oneButton(id, in: batch) { machine throws(InputError) in try machine.apply(input, now: now) }
         case .press(let id, let down, let holdMs):
@@ -101,7 +114,11 @@ extension Sequencer {
             guard try button(id).definition.config.kind == .toggle else {
                 throw ButtonsError.conflict("not_toggle", "button '\(id)' is a push button; only toggles have faces")
             }
-            return try oneButton(id, in: batch) { machine in machine.setFace(face, now: now) }
+            return try oneButton(id, in: batch) { machine throws(InputError) in
+                // setFace takes no input, so it does not refuse a disabled button itself.
+                guard machine.config.enabled else { throw .disabled }
+                return machine.setFace(face, now: now)
+            }
         case .batch(let items):
             return try inputs(items, in: batch, now: now)
         case .sheet(let id, let action, let t):
@@ -176,7 +193,7 @@ extension Sequencer {
         case .press(_, let down, _): try check(down.t)
         case .batch(let items): for (index, item) in items.enumerated() { try check(item.input.t, index: index) }
         case .sheet(_, _, let t): try check(t)
-        case .face, .reset: break
+        case .face, .reset, .disable: break
         }
     }
 

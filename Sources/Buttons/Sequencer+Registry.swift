@@ -6,7 +6,8 @@ import JSON
 extension Sequencer {
     /// Loads buttons and sheets from the store (before `start`). A button that was held when
     /// the server stopped comes back released, its interrupted tap series ended, with those
-    /// events in the log (`ButtonMachine.restored`).
+    /// events in the log (`ButtonMachine.restored`); an armed one keeps its window, and its
+    /// disarm timer is armed.
     package func load() throws {
         var batch = Batch(firstSeq: log.nextSeq)
         var released: [ButtonStateChange] = []
@@ -15,14 +16,17 @@ extension Sequencer {
             let definition = try Self.definition(in: "buttons", id: stored.id, config: stored.config, ButtonDefinition.create)
             let restored = ButtonMachine.restored(
                 config: definition.config, face: stored.face, clock: stored.clock, held: stored.held,
-                tapCount: stored.tapCount, now: now)
+                tapCount: stored.tapCount, armedUntil: stored.armedUntil, now: now)
             let slot = ButtonSlot(definition: definition, machine: restored.machine)
             _ = registry.insert(slot)
+            arm(slot, restored.machine)
             guard !restored.events.isEmpty else { continue }
             let events = batch.append(restored.events, of: .button(stored.id), idPrefix: log.idPrefix)
             batch.deliveries += handlers.deliveries(for: batch.events[events], now: now)
             released.append(
-                ButtonStateChange(id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false))
+                ButtonStateChange(
+                    id: stored.id, face: restored.machine.state.face, clock: restored.clock, held: false,
+                    armedUntil: restored.machine.state.armedUntil))
         }
         for stored in try registry.store.loadSheets() {
             let definition = try Self.definition(in: "sheets", id: stored.id, config: stored.config, SheetDefinition.create)
@@ -54,20 +58,39 @@ extension Sequencer {
     }
 
     /// Changes a button's definition; the engine takes the new timings from the next timer on.
+    /// Disabling ends what is under way (`Command.disable`, applied right after this job, so no
+    /// input or timer comes between); the answer waits for those events to be committed, so
+    /// the state it shows is the one they leave.
     package func update(_ id: String, with json: JSONValue) throws(ButtonsError) -> JSONValue {
-        try exclusive { [registry, clock] () throws(ButtonsError) in
+        let (view, disabled) = try exclusive { [registry, clock] () throws(ButtonsError) in
             // A deleted slot has left the registry in the same exclusive job that removed it.
             let slot = try registry.button(id)
             let definition = try slot.definition.patched(with: json)
             try registry.saveDefinition(definition)
-            return slot.locked {
+            return slot.locked { () -> (JSONValue, Bool) in
+                let disabling = slot.machine.config.enabled && !definition.config.enabled
                 slot.definition = definition
                 slot.machine.config = definition.config
                 if definition.config.kind == .push && slot.machine.state.face != 0 {
                     _ = slot.machine.setFace(0, now: slot.machine.clock ?? clock.now())
                 }
-                return definition.json(state: slot.machine.state)
+                if disabling { registry.disabled(id) }
+                return (definition.json(state: slot.machine.state), disabling)
             }
+        }
+        guard disabled else { return view }
+        // An exclusive job runs once everything applied before it is committed: the disable's events too.
+        return try exclusive { [registry] () throws(ButtonsError) in
+            let slot = try registry.button(id)
+            return slot.locked { slot.definition.json(state: slot.machine.state) }
+        }
+    }
+
+    /// Ends what is under way on every button an exclusive job disabled (a PATCH, a config
+    /// import): their events are logged, published and delivered like any (stage lock held).
+    func endDisabled() {
+        for id in registry.takeDisabled() {
+            apply(.disable(button: id), reply: { _ in }, to: &open)
         }
     }
 

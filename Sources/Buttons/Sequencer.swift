@@ -257,6 +257,7 @@ package final class Sequencer: @unchecked Sendable {  // `queue`, `stopped`, `ru
                 exclusiveRunning = false
                 // The job may have changed machines in their slots: read them again.
                 open = Batch(firstSeq: open.firstSeq, generation: open.generation)
+                endDisabled()
             }
         }
         wakeWriter()

@@ -41,6 +41,7 @@ func describe(_ command: Command) -> String {
     case .batch(let items): return "batch " + items.map { "\($0.button) \(input($0.input))" }.joined(separator: ", ")
     case .face(let button, let face): return "face \(button) \(face)"
     case .reset(let button): return "reset \(button)"
+    case .disable(let button): return "disable \(button)"
     case .sheet(let id, let action, let t):
         let verb: String
         switch action {

@@ -54,7 +54,7 @@ import Testing
         let event = try #require(configs.first { $0.topic == "homeassistant/event/buttond_hall/door/config" }).payload
         #expect(event["event_types"] == ["single-tap", "double-tap", "long-press", "long-press-end"])
         #expect(event["name"] == .null && event["device"]?["model"] == "push button")
-        #expect(configs.count == 6)
+        #expect(configs.count == 7)  // with commands: the "Status" sensor and the "Enabled" switch too
     }
 
     /// SPEC §9: a key's `status` is a sensor named "Status" read from the button's state topic,
@@ -75,6 +75,28 @@ import Testing
         let sheet = try SheetDefinition.create(from: parse(#"{"id": "door_status", "options": [{"id": "a"}]}"#))
         let sheetTopics = Self.discovery(commands: false).configs(for: sheet).map(\.topic)
         #expect(!sheetTopics.contains("homeassistant/sensor/buttond_hall/door_STATUS/config"))
+    }
+
+    /// A guarded button's event entity lists the guards' events (SPEC §9); with commands
+    /// `enabled` is a configuration switch whose command is `{"enabled": …}`, and without
+    /// commands there is none.
+    @Test func aGuardedButtonsEventsAndItsEnabledSwitch() throws {
+        let go = try Self.button(#"{"id": "go", "lockoutMs": 2000}"#)
+        let configs = Self.discovery(commands: true).configs(for: go)
+        let event = try #require(configs.first { $0.topic == "homeassistant/event/buttond_hall/go/config" }).payload
+        #expect(event["event_types"] == ["single-tap", "long-press", "long-press-end", "armed", "disarmed", "refused"])
+        let plain = Self.discovery(commands: true).configs(for: try Self.button(#"{"id": "door", "maxTaps": 1}"#))
+        let plainEvent = try #require(plain.first { $0.topic == "homeassistant/event/buttond_hall/door/config" }).payload
+        #expect(plainEvent["event_types"] == ["single-tap", "long-press", "long-press-end"])
+        let enabled = try #require(configs.first { $0.topic == "homeassistant/switch/buttond_hall/go_Enabled/config" }).payload
+        #expect(enabled["name"] == "Enabled" && enabled["entity_category"] == "config")
+        #expect(enabled["command_topic"] == "buttond/hall/button/go/set" && enabled["state_topic"] == "buttond/hall/button/go/state")
+        #expect(enabled["payload_on"] == #"{"enabled": true}"# && enabled["payload_off"] == #"{"enabled": false}"#)
+        #expect(enabled["unique_id"] == "buttond_hall_go_enabled")
+        let without = Self.discovery(commands: false).configs(for: go)
+        #expect(!without.contains { $0.topic.contains("_Enabled/") || $0.payload["command_topic"] != nil })
+        #expect(HomeAssistantDiscovery.gesture(.armed) == Array(#"{"event_type":"armed"}"#.utf8))
+        #expect(HomeAssistantDiscovery.gesture(.refused) != nil && HomeAssistantDiscovery.gesture(.touchDown) == nil)
     }
 
     /// A sheet with commands is a select of its labels; without, a sensor of the last choice.

@@ -25,6 +25,7 @@ import Testing
         switch action {
         case .command(let command): describe(command)
         case .look(let button, let json): "look \(button) " + String(decoding: JSONWriter.encode(json), as: UTF8.self)
+        case .enabled(let button, let enabled): "enabled \(button) \(enabled)"
         }
     }
 
@@ -37,6 +38,8 @@ import Testing
         ("buttond/hall/button/door/set", #"{"type": "down", "t": 1700000000000}"#, "input door down t=1700000000000"),
         ("buttond/hall/button/lamp/set", #"{"face": 1}"#, "face lamp 1"),
         ("buttond/hall/button/lamp/set", #"{"status": "on air"}"#, #"look lamp {"status":"on air"}"#),
+        ("buttond/hall/button/door/set", #"{"enabled": false}"#, "enabled door false"),
+        ("buttond/hall/button/door/set", #"{"enabled": true}"#, "enabled door true"),
         ("buttond/hall/sheet/scene/set", "open", "sheet scene open"),
         ("buttond/hall/sheet/scene/set", "cancel", "sheet scene cancel"),
         ("buttond/hall/sheet/scene/set", #"{"option": "Dim"}"#, #"sheet scene choose "b""#),
@@ -61,6 +64,8 @@ import Testing
         ("buttond/hall/button/door/set", #"{"type": "down", "tt": 1}"#, 422, "invalid_value", "tt"),
         ("buttond/hall/button/door/set", #"{"type": "down""#, 400, "bad_request", nil),
         ("buttond/hall/button/lamp/set", #"{"face": 2}"#, 422, "invalid_value", "face"),
+        ("buttond/hall/button/door/set", #"{"enabled": "no"}"#, 400, "bad_request", "enabled"),
+        ("buttond/hall/button/door/set", #"{"enabled": false, "face": 1}"#, 422, "invalid_value", "enabled"),
         ("buttond/hall/sheet/scene/set", "choose", 422, "invalid_value", "payload"),
         ("buttond/hall/sheet/scene/set", "{}", 422, "invalid_value", "option"),
     ] as [(String, String, Int, String, String?)])

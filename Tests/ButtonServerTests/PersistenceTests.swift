@@ -46,7 +46,7 @@ struct PersistenceTests {
         let events = try server.client.get("/api/v1/events?after=0").json["events"]!.array
         #expect(events.suffix(2).map { $0["type"]!.string! } == ["double-tap", "touch-cancel"])
         #expect(events.suffix(2).first?["data"] == ["tapCount": 2])
-        #expect(try server.client.get("/api/v1/buttons/d").json["state"] == ["held": false, "face": 0, "tapCount": 0])
+        #expect(try server.client.get("/api/v1/buttons/d").json["state"] == ["held": false, "face": 0, "tapCount": 0, "armed": false])
     }
 
     @Test func heldButtonComesBackReleasedWithARestartCancel() throws {

@@ -13,7 +13,7 @@ struct RegistryRouteTests {
         #expect(created.json["kind"] == "push")
         #expect(created.json["longPressMs"] == 800)
         #expect(created.json["multiTapMs"] == 300)
-        #expect(created.json["state"] == ["held": false, "face": 0, "tapCount": 0])
+        #expect(created.json["state"] == ["held": false, "face": 0, "tapCount": 0, "armed": false])
 
         let read = try server.client.get("/api/v1/buttons/door")
         #expect(read.status == 200)

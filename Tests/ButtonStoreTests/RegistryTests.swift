@@ -33,6 +33,21 @@ import Testing
         }
     }
 
+    /// An armed window's end is kept with the state (schema 17), and cleared when it closes.
+    @Test func anArmedWindowsEndRoundTrips() throws {
+        try withStore { store, _ throws in
+            try store.upsertButton(id: "blackout", config: "{}")
+            try store.commit(
+                events: [], states: [ButtonStateChange(id: "blackout", face: 0, clock: 50, held: false, armedUntil: 3050)],
+                deliveries: [])
+            #expect(try store.loadButtons().first?.armedUntil == 3050)
+            try store.commit(
+                events: [], states: [ButtonStateChange(id: "blackout", face: 0, clock: 3050, held: false)], deliveries: [])
+            #expect(try store.loadButtons().first?.armedUntil == nil)
+            #expect(try store.loadButtons().first?.clock == 3050)
+        }
+    }
+
     @Test func deletingAButtonTakesItsHandlersAndTheirUndeliveredRows() throws {
         try withStore { store, _ throws in
             try store.upsertButton(id: "door", config: "{}")

@@ -15,6 +15,7 @@ import { title, facesOf, faceLabel } from "./names.js";
 const TRANSITIONS = ["flip-from-left", "flip-from-right", "curl-up", "curl-down", "cross-dissolve", "none"];
 const CURVES = ["ease-in-out", "ease-in", "ease-out", "linear"];
 const TIMINGS = ["longPressMs", "multiTapMs", "maxTaps", "repeatMs", "maxHoldMs"];
+const GUARDS = ["minPressMs", "lockoutMs", "confirmMs"];
 
 export function createButton(group = "") {
   show("New button", buttonForm(null, group));
@@ -56,6 +57,20 @@ function gestureFieldset(b, isNew) {
       field("Max hold (ms)", numberInput("maxHoldMs", v("maxHoldMs", 60000), 1000, 3600000), "Then cancelled.")));
 }
 
+/** The guards (SPEC §4 "Guards"): a minimum press, a lockout after a fire, arm-then-fire, and
+ *  whether the key takes input at all. A lockout or a confirm fires on single taps only, so
+ *  the form holds Max taps at 1 while either is on. */
+function guardFieldset(b, isNew) {
+  const v = (k) => b[k] ?? (isNew ? 0 : "");
+  return el("fieldset.guards", {},
+    el("legend", { text: "Guards (a stage's safety rules)" }),
+    el("div.row3", {},
+      field("Minimum press (ms)", numberInput("minPressMs", v("minPressMs"), 0, 2000), "0 = off, else 10–2000: a shorter brush is refused."),
+      field("Lockout after firing (ms)", numberInput("lockoutMs", v("lockoutMs"), 0, 60000), "0 = off, else 50–60000: no double GO."),
+      field("Confirm window (ms)", numberInput("confirmMs", v("confirmMs"), 0, 60000), "0 = off, else 500–60000: tap to arm, tap again to fire.")),
+    checkbox("enabled", b.enabled !== false, "Enabled (takes input; off: every press is refused)"));
+}
+
 function buttonForm(b, group = "") {
   const isNew = !b;
   b = b || { kind: "push", group };
@@ -84,6 +99,7 @@ function buttonForm(b, group = "") {
     look.fieldset,
     toggleFields,
     gestureFieldset(b, isNew),
+    guardFieldset(b, isNew),
     err,
     actions(
       isNew ? null : btn("Delete", ".btn-danger.push-left", { on: { click: () => deleteEntry("buttons", buttons, b, title(b)) } }),
@@ -96,8 +112,17 @@ function buttonForm(b, group = "") {
     toggleFields.hidden = k !== "toggle";
     toggleFields.disabled = k !== "toggle";
   };
+  const syncGuards = () => {
+    const single = ["lockoutMs", "confirmMs"].some((k) => Number(form.elements[k].value) > 0);
+    const taps = form.elements.maxTaps;
+    if (single) taps.value = "1";
+    taps.readOnly = single;
+    taps.title = single ? "A key with a lockout or a confirm window fires on single taps only." : "";
+  };
   form.addEventListener("change", (e) => { if (e.target.name === "kind") syncKind(); });
+  form.addEventListener("input", (e) => { if (e.target.name === "lockoutMs" || e.target.name === "confirmMs") syncGuards(); });
   syncKind();
+  syncGuards();
   look.bind(form);
 
   form.addEventListener("submit", async (e) => {
@@ -145,10 +170,12 @@ function readBody(form, b, isNew, look) {
   if (group || (!isNew && b.group)) body.group = group;
   const order = num(form, "order");
   if (order !== undefined) body.order = order;
-  for (const k of TIMINGS) {
+  for (const k of [...TIMINGS, ...GUARDS]) {
     const v = num(form, k);
     if (v !== undefined) body[k] = v;
   }
+  if ((body.lockoutMs || 0) > 0 || (body.confirmMs || 0) > 0) body.maxTaps = 1;
+  body.enabled = f.enabled.checked;
   Object.assign(body, look.read(form));
   if (body.kind === "toggle") {
     body.faces = [0, 1].map((i) => {

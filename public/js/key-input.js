@@ -1,6 +1,7 @@
 // Input on a key: Pointer Events (with pointer capture, leaving the key as move inside:false,
 // pointercancel as cancel) and Space/Enter, sent to the server in order per button.
-// Nothing is queued while offline: a press that cannot reach the server fails at once.
+// Nothing is queued while offline: a press that cannot reach the server fails at once. A
+// disabled key (`enabled: false`) sends nothing: it says so on the key instead.
 
 import { post, enc, ApiError } from "./api.js";
 import { showError, toast } from "./toast.js";
@@ -43,7 +44,7 @@ export function followLateDowns() {
 
 function failed(view, kind, err) {
   const timedOut = err.code === "timeout";
-  view.showFailed(timedOut ? "no answer" : err.status === 0 ? "not sent" : "refused");
+  view.showFailed(timedOut ? "no answer" : err.status === 0 ? "not sent" : err.code === "button_disabled" ? "disabled" : "refused");
   const label = subjectName({ button: view.id });
   if (err.status === 0) {
     // One toast for a burst of presses while the server is away, not one per press.
@@ -102,6 +103,7 @@ function inside(node, e) {
 function begin(view, e, pointerId, pointerType) {
   // Without the server nothing is sent: the key says so at once (connection.js).
   if (isDisconnected()) { view.showFailed("offline"); return; }
+  if (view.disabled) { view.flash("disabled", "cancel"); return; }
   const t = eventTime(e);
   const p = { id: view.id, pointerId, inside: true, downT: t, useT: true, failed: false, ended: false };
   view.press = p;

@@ -1,6 +1,7 @@
 // One key on the grid: its look (label, colour, icon, size, status line, health mark), its live
-// state from control events (held, long press, taps, a toggle's face), and what assistive
-// technology hears: the name is the label alone, everything else is the description.
+// state from control events (held, long press, taps, a toggle's face, an armed window), its
+// guards (disabled, a refusal's reason), and what assistive technology hears: the name is the
+// label alone, everything else is the description.
 
 import { el, svg } from "./dom.js";
 import { readableOn } from "./colour.js";
@@ -15,6 +16,9 @@ import { title, facesOf, faceLabel } from "./names.js";
 import { isDisconnected, CANNOT_PRESS } from "./connection.js";
 
 const SIZES = new Set(["1x1", "2x1", "1x2", "2x2"]);
+
+/** What a key flashes for a `refused` (SPEC §7: "too short", "locked"). */
+const REFUSED = { "too-short": "too short", "locked-out": "locked" };
 
 function fmtMs(ms) {
   return ms >= 100 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
@@ -61,6 +65,8 @@ export class KeyView {
       svg("rect", { class: "ring-fill", x: 3, y: 3, width: 94, height: 94, rx: 14, pathLength: 100 }));
     this.fill = this.ring.lastChild;
     this.badge = el("span.key-badge", { "aria-hidden": "true" });
+    // An armed window's seconds left (a confirm key: tap again to fire).
+    this.armedEl = el("span.key-armed", { "aria-hidden": "true", hidden: true });
     this.statusEl = el("span.key-status", { "aria-hidden": "true" });
     const editMark = el("span.key-edit", { "aria-hidden": "true" }, icon("edit"));
     if (this.kind === "toggle") {
@@ -68,14 +74,14 @@ export class KeyView {
         el("span.face-caption"), iconSpan(""), el("span.face-label"), el("span.face-led")));
       this.flipper = el("span.flipper", {}, ...this.faceEls);
       this.icons = this.faceEls.map((f) => f.querySelector(".key-icon"));
-      node.append(this.flipper, this.statusEl, this.ring, this.badge, editMark);
+      node.append(this.flipper, this.statusEl, this.ring, this.badge, this.armedEl, editMark);
       this.face = undefined;
     } else {
       this.labelEl = el("span.key-label", { "aria-hidden": "true" });
       this.hint = el("span.key-hint", { "aria-hidden": "true" });
       this.icons = [iconSpan("")];
       node.append(el("span.key-cap", { "aria-hidden": "true" }), this.icons[0], this.labelEl, this.statusEl,
-        this.hint, this.ring, this.badge, editMark);
+        this.hint, this.ring, this.badge, this.armedEl, editMark);
     }
     if (this.actions.editing()) node.classList.add("editing");
     this.node = node;
@@ -110,6 +116,46 @@ export class KeyView {
     this.node.title = this.actions.editing() ? `Edit ${label}` : "";
     if (fromServer && b.state && !this.press) {
       if (b.state.held) this.showHeld(0, true); else this.release();
+    }
+    if (fromServer && b.state) this.showArmed(b.state.armed ? b.state.armedUntil : null);
+    this.showEnabled();
+    this.describe();
+  }
+
+  /** A disabled key (`enabled: false`) looks disabled, says so, and sends nothing (key-input.js). */
+  showEnabled() {
+    const off = this.b.enabled === false;
+    this.node.classList.toggle("disabled", off);
+    if (off) this.node.setAttribute("aria-disabled", "true"); else this.node.removeAttribute("aria-disabled");
+    if (off && this.press) { this.press.ended = true; this.press = null; this.release(); }
+  }
+
+  get disabled() { return this.b.enabled === false; }
+
+  /** Shows an armed window until `until` (ms since the epoch, the server's `armedUntil`), or
+   *  none: the key pulses and counts down the seconds left, on every panel. The server decides
+   *  when it ends (`disarmed`); the countdown only stops at zero. */
+  showArmed(until) {
+    clearInterval(this.armedTimer);
+    this.armedTimer = null;
+    this.armedUntil = typeof until === "number" ? until : null;
+    const on = this.armedUntil !== null;
+    this.node.classList.toggle("armed", on);
+    this.armedEl.hidden = !on;
+    if (on) {
+      const tick = () => {
+        const left = Math.max(0, Math.ceil((this.armedUntil - Date.now()) / 1000));
+        const text = `${left} s`;
+        if (this.armedEl.textContent !== text) this.armedEl.textContent = text;
+        this.node.dataset.armedLeft = String(left);
+        this.describe();
+        if (left <= 0) { clearInterval(this.armedTimer); this.armedTimer = null; }
+      };
+      tick();
+      this.armedTimer = setInterval(tick, 250);
+    } else {
+      delete this.node.dataset.armedLeft;
+      this.armedEl.textContent = "";
     }
     this.describe();
   }
@@ -172,6 +218,11 @@ export class KeyView {
     } else if (this.node.classList.contains("held")) {
       parts.push("Held.");
     }
+    if (b.enabled === false) parts.push("Disabled: it cannot be pressed.");
+    if (this.armedUntil != null) {
+      const left = Math.max(0, Math.ceil((this.armedUntil - Date.now()) / 1000));
+      parts.push(`Armed: press again to fire, ${left} s left.`);
+    }
     if (b.status) parts.push(`${b.status}.`);
     const h = healthOf(b);
     if (h) parts.push(`Handler ${h.state}${h.reason ? `: ${h.reason}` : ""}.`);
@@ -193,6 +244,7 @@ export class KeyView {
   }
 
   remove() {
+    clearInterval(this.armedTimer);
     forget(this.node);
     this.cell.remove();
   }
@@ -295,7 +347,10 @@ export class KeyView {
         } else {
           this.release();
         }
-        if (ev.type === "touch-cancel") this.flash(ev.data && ev.data.reason === "max-hold" ? "max hold" : "cancel", "cancel");
+        if (ev.type === "touch-cancel") {
+          const reason = ev.data && ev.data.reason;
+          this.flash(reason === "max-hold" ? "max hold" : reason === "disabled" ? "disabled" : "cancel", "cancel");
+        }
         break;
       case "tap": {
         const n = (ev.data && ev.data.tapCount) || 1;
@@ -311,6 +366,35 @@ export class KeyView {
           b.state.face = face;
           if (this.kind === "toggle") this.setFace(face, true);
         }
+        break;
+      case "armed": {
+        const windowMs = (ev.data && ev.data.windowMs) || b.confirmMs || 0;
+        if (!stale) {
+          b.state.armed = true;
+          b.state.armedUntil = ev.t + windowMs;
+          this.lastArmSeq = ev.seq;
+          // The window ends on the key's clock; a client whose clock is skewed made a `t` that
+          // would count down wrongly here: then it counts from now.
+          let until = ev.t + windowMs;
+          if (until - Date.now() > windowMs || until < Date.now() - 2000) until = Date.now() + windowMs;
+          this.showArmed(until);
+        }
+        this.flash("armed", "armed");
+        break;
+      }
+      case "disarmed":
+        if (ev.seq >= (this.lastArmSeq || 0)) {
+          b.state.armed = false;
+          delete b.state.armedUntil;
+          this.lastArmSeq = ev.seq;
+          this.showArmed(null);
+        }
+        if (ev.data && ev.data.reason === "fired") this.flash("fired", "multi");
+        else this.flash(ev.data && ev.data.reason === "timeout" ? "timed out" : "disarmed", "cancel");
+        break;
+      case "refused":
+        this.flash(REFUSED[ev.data && ev.data.reason] || "refused", "refused");
+        this.node.dataset.refused = (ev.data && ev.data.reason) || "";
         break;
       default:
         if (nTapFlash(ev.type) && ((ev.data && ev.data.tapCount) || 1) > 1) this.flash(`${nTapFlash(ev.type)} tap`, "multi");

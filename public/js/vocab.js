@@ -51,6 +51,10 @@ const TYPES = [
   ["touch-cancel", "Touch cancelled", "cancel", false, ""],
   ["touch-drag-exit", "Drag exit", "touch", false, ""],
   ["touch-drag-enter", "Drag enter", "touch", false, ""],
+  // The guards' events (SPEC §4 "Guards"): a confirm key armed and disarmed, a press refused.
+  ["armed", "Armed (a confirm key's first tap)", "guard", true, "armed"],
+  ["disarmed", "Disarmed (fired, timed out or cancelled)", "guard", true, "disarmed"],
+  ["refused", "Refused by a guard (too short, locked out)", "cancel", true, "refused"],
 ];
 const SHEET_TYPES = [
   ["select", "Option chosen", "sheet", true, ""],

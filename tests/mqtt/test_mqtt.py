@@ -59,7 +59,7 @@ def test_state_and_availability_are_retained(server, recorder, broker):
     late = recorder(f"{BASE}/status", f"{BASE}/button/lamp/state")  # subscribes after: gets the retained ones
     late.wait(lambda m: late.on(f"{BASE}/status") == [b"online"] and late.json_on(f"{BASE}/button/lamp/state"))
     state = late.json_on(f"{BASE}/button/lamp/state")[-1]
-    assert state["face"] == 1 and state["held"] is False and set(state) == {"held", "face", "status", "color"}
+    assert state["face"] == 1 and state["held"] is False and set(state) == {"held", "face", "status", "color", "enabled", "armed"}
     s.stop()
     late.wait(lambda m: late.on(f"{BASE}/status")[-1:] == [b"offline"])
     status, body = 0, None
@@ -503,3 +503,40 @@ def test_status_is_a_sensor_and_a_status_patch_publishes_the_state_topic_and_no_
     assert s.call("PATCH", "/api/v1/buttons/studio", {"label": "Studio A"})[0] == 200
     rec.wait(lambda m: json.loads(rec.on(sensor_topic)[-1])["device"]["name"] == "Studio A")
     assert configs_sent() > configs_before
+
+
+def test_a_guarded_key_on_mqtt_and_its_enabled_switch(server, recorder):
+    """SPEC §9's guard lines: the event entity lists armed, disarmed and refused; the armed
+    window's events arrive as any; with --mqtt-commands `enabled` is a configuration switch
+    whose command disables the key, and a disabled key refuses a command as HTTP does."""
+    rec = recorder("homeassistant/#", f"{BASE}/button/+/event", f"{BASE}/button/+/gesture",
+                   f"{BASE}/button/+/state", f"{BASE}/error")
+    s = server("--mqtt-commands")
+    assert s.call("POST", "/api/v1/buttons", {"id": "blackout", "confirmMs": 500})[0] == 201
+    event_config = "homeassistant/event/buttond_lab/blackout/config"
+    switch_config = "homeassistant/switch/buttond_lab/blackout_Enabled/config"
+    rec.wait(lambda m: rec.json_on(event_config) and rec.json_on(switch_config))
+    assert rec.json_on(event_config)[-1]["event_types"] == [
+        "single-tap", "long-press", "long-press-end", "armed", "disarmed", "refused"]
+    switch = rec.json_on(switch_config)[-1]
+    assert switch["name"] == "Enabled" and switch["entity_category"] == "config"
+    assert switch["command_topic"] == f"{BASE}/button/blackout/set"
+    assert switch["state_topic"] == f"{BASE}/button/blackout/state"
+    # Arm it, and let the window close by itself.
+    rec.publish(f"{BASE}/button/blackout/set", "press")
+    rec.wait(lambda m: "disarmed" in [e["type"] for e in events_of(rec, "blackout")], timeout=5)
+    assert [e["type"] for e in events_of(rec, "blackout")] == ["touch-down", "touch-up-inside", "armed", "disarmed"]
+    assert events_of(rec, "blackout")[-1]["data"] == {"reason": "timeout"}
+    rec.wait(lambda m: [g["event_type"] for g in rec.json_on(f"{BASE}/button/blackout/gesture")] == ["armed", "disarmed"])
+    assert any(st["armed"] is True for st in rec.json_on(f"{BASE}/button/blackout/state"))
+    # Home Assistant's switch turned off: the key is disabled, says so, and refuses input.
+    rec.publish(f"{BASE}/button/blackout/set", switch["payload_off"])
+    rec.wait(lambda m: rec.json_on(f"{BASE}/button/blackout/state")[-1]["enabled"] is False)
+    assert s.call("GET", "/api/v1/buttons/blackout")[1]["enabled"] is False
+    rec.publish(f"{BASE}/button/blackout/set", "press")
+    rec.wait(lambda m: rec.json_on(f"{BASE}/error"))
+    error = rec.json_on(f"{BASE}/error")[-1]
+    assert error["status"] == 409 and error["error"]["code"] == "button_disabled"
+    rec.publish(f"{BASE}/button/blackout/set", switch["payload_on"])
+    rec.wait(lambda m: rec.json_on(f"{BASE}/button/blackout/state")[-1]["enabled"] is True)
+    assert s.call("POST", "/api/v1/buttons/blackout/press", {})[0] == 200

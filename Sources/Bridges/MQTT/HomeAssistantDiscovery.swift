@@ -29,6 +29,17 @@ struct HomeAssistantDiscovery: Sendable {
         (.longPress, "button_long_press"), (.longPressEnd, "button_long_release"),
     ]
 
+    /// The guards' events (SPEC §4 "Guards"): a guarded button's event entity lists them too.
+    static let guardEvents: [EventType] = [.armed, .disarmed, .refused]
+
+    /// The event entity's `event_types`: the gestures, and for a button with a guard on the
+    /// guards' events.
+    static func eventTypes(of config: ButtonConfig) -> [EventType] {
+        let gestures = gestures(maxTaps: config.maxTaps).map(\.0)
+        let guarded = config.minPressMs > 0 || config.lockoutMs > 0 || config.confirmMs > 0
+        return guarded ? gestures + guardEvents : gestures
+    }
+
     /// The gestures a button makes: the tap series up to `maxTaps`, the long press and its end.
     static func gestures(maxTaps: Int) -> [(EventType, String)] {
         triggerTypes.filter { event, _ in
@@ -121,12 +132,14 @@ struct HomeAssistantDiscovery: Sendable {
                     "name": button.config.kind == .toggle ? "Gesture" : .null, "unique_id": .string("\(node)_\(object)_event"),
                     "device_class": "button",
                     "state_topic": .string("\(base)/button/\(button.id)/gesture"),
-                    "event_types": .array(gestures.map { .string($0.0.rawValue) }), "availability_topic": availability,
+                    "event_types": .array(Self.eventTypes(of: button.config).map { .string($0.rawValue) }),
+                    "availability_topic": availability,
                     "device": device,
                 ]
             ))
         if button.config.kind == .toggle { configs.append(face(of: button, object: object, device: device)) }
         configs.append(status(of: button, object: object, device: device))
+        if commands { configs.append(enabled(of: button, object: object, device: device)) }
         return configs
     }
 
@@ -141,6 +154,26 @@ struct HomeAssistantDiscovery: Sendable {
                 "state_topic": .string("\(base)/button/\(button.id)/state"),
                 "value_template": .string(
                     "{{ value_json.status if value_json is defined and value_json.status is defined and value_json.status is not none else '' }}"),
+                "availability_topic": availability, "device": device,
+            ]
+        )
+    }
+
+    /// With commands, whether the key takes input (`enabled`, SPEC §9): a configuration switch
+    /// whose command is a change of the definition, read from the retained state. Its object id
+    /// ends in `_Enabled`: no escaped id holds a capital but the hex of `_2E_`, so a toggle named
+    /// `x_enabled` never shares a topic with the switch of `x`.
+    private func enabled(of button: ButtonDefinition, object: String, device: JSONValue) -> (String, JSONValue) {
+        (
+            "\(prefix)/switch/\(node)/\(object)_Enabled/config",
+            [
+                "name": "Enabled", "unique_id": .string("\(node)_\(object)_enabled"), "entity_category": "config",
+                "state_topic": .string("\(base)/button/\(button.id)/state"),
+                "value_template": .string(
+                    "{{ ('1' if value_json.enabled else '0') if value_json is defined and value_json.enabled is defined else '' }}"),
+                "state_on": "1", "state_off": "0",
+                "command_topic": .string("\(base)/button/\(button.id)/set"),
+                "payload_on": #"{"enabled": true}"#, "payload_off": #"{"enabled": false}"#,
                 "availability_topic": availability, "device": device,
             ]
         )
@@ -184,9 +217,10 @@ struct HomeAssistantDiscovery: Sendable {
         return [("\(prefix)/\(commands ? "select" : "sensor")/\(node)/\(object)/config", .object(config))]
     }
 
-    /// The HA event entity's payload for a control event, nil for one that is not a gesture.
+    /// The HA event entity's payload for a control event, nil for one that is not a gesture or
+    /// a guard's event.
     static func gesture(_ type: EventType) -> [UInt8]? {
-        guard triggerTypes.contains(where: { $0.0 == type }) else { return nil }
+        guard triggerTypes.contains(where: { $0.0 == type }) || guardEvents.contains(type) else { return nil }
         return JSONWriter.encode(["event_type": .string(type.rawValue)])
     }
 }

@@ -226,14 +226,15 @@ package final class MQTTBridge: CommitObserver {
         }
     }
 
-    /// Retained `{"held", "face", "status", "color"}`.
+    /// Retained `{"held", "face", "status", "color", "enabled", "armed"}`.
     /// `definition`, when given, is newer than the slot's (a change not yet in the slot).
     private func publishState(_ slot: ButtonSlot, definition newer: ButtonDefinition? = nil) {
         let (current, state) = slot.locked { (slot.definition, slot.machine.state) }
         let definition = newer ?? current
         let payload: JSONValue = [
             "held": .bool(state.held), "face": .int(Int64(state.face)), "status": definition.status.map { .string($0) } ?? .null,
-            "color": definition.color.map { .string($0) } ?? .null,
+            "color": definition.color.map { .string($0) } ?? .null, "enabled": .bool(definition.config.enabled),
+            "armed": .bool(state.armed),
         ]
         client.send(.init(topic: "\(base)/button/\(slot.id)/state", payload: JSONWriter.encode(payload), qos: 1, retain: true))
     }
@@ -324,6 +325,12 @@ package final class MQTTBridge: CommitObserver {
             case .command(let command):
                 sequencer.submit(command, by: "mqtt") { [self] result in
                     if case .failure(let error) = result { refused(error, topic: topic) }
+                }
+            case .enabled(let id, let enabled):
+                looks.async { [self] in
+                    do throws(ButtonsError) { _ = try sequencer.update(id, with: ["enabled": .bool(enabled)]) } catch {
+                        refused(error, topic: topic)
+                    }
                 }
             case .look(let id, let json):
                 var fields = try Fields(json)

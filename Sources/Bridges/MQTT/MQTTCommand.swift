@@ -10,6 +10,8 @@ enum MQTTCommand {
     enum Action {
         case command(Command)
         case look(button: String, JSONValue)
+        /// `{"enabled": true|false}`: Home Assistant's "Enabled" switch (a PATCH of `enabled`).
+        case enabled(button: String, Bool)
     }
 
     /// The HTTP API's body limit.
@@ -57,11 +59,15 @@ enum MQTTCommand {
             try fields.finish()
             return .command(.face(button: id, face: Int(face)))
         }
+        if let enabled = try fields.bool("enabled") {
+            try fields.finish()
+            return .enabled(button: id, enabled)
+        }
         if fields.keys.contains(where: ["status", "color", "size"].contains) {
             return .look(button: id, json)  // checked as a PATCH: only look fields pass
         }
         guard let kind = try fields.choice("type", InputKind.self) else {
-            throw ButtonsError.invalid("type", "a JSON command has type (down, move, up, cancel), face, or status/color/size")
+            throw ButtonsError.invalid("type", "a JSON command has type (down, move, up, cancel), face, enabled, or status/color/size")
         }
         let input = try fields.input(kind)
         try fields.finish()

@@ -7,10 +7,11 @@ import Synchronization
 
 /// Tells the `--osc-feedback` targets of every change, so a surface's widgets follow the
 /// server: `/buttond/button/<id>/held i`, `/face i`, `/status s`, `/color s` (the colour as
-/// shown: a toggle's face's) after a commit or a look change, `/buttond/button/<id>/event s`
-/// (sheets `/buttond/sheet/<id>/event`, then `/buttond/sheet/<id>/open i`) for each control
-/// event; and everything's current state at start and on `/buttond/sync` (`sync`), so a
-/// surface that starts late is brought up to date. Sent off the sequencer thread, in order.
+/// shown: a toggle's face's), and the guards' `/armed i` and `/enabled i` after a commit or a
+/// change of definition, `/buttond/button/<id>/event s` (sheets `/buttond/sheet/<id>/event`,
+/// then `/buttond/sheet/<id>/open i`) for each control event; and everything's current state at
+/// start and on `/buttond/sync` (`sync`), so a surface that starts late is brought up to date.
+/// Sent off the sequencer thread, in order.
 package final class OSCFeedback: CommitObserver, Sendable {
     package let targets: [OSCClient.Destination]
     let registry: Registry
@@ -43,7 +44,9 @@ package final class OSCFeedback: CommitObserver, Sendable {
         var messages: [OSCMessage] = []
         for state in states {
             guard let slot = try? registry.button(state.id) else { continue }
-            messages += Self.state(of: slot.id, held: state.held, face: state.face, definition: slot.locked { slot.definition })
+            messages += Self.state(
+                of: slot.id, held: state.held, face: state.face, armed: state.armedUntil != nil,
+                definition: slot.locked { slot.definition })
         }
         for event in events {
             let source: String
@@ -75,7 +78,7 @@ package final class OSCFeedback: CommitObserver, Sendable {
         var messages: [OSCMessage] = []
         for slot in registry.buttonSlots() {
             let (definition, state, removed) = slot.locked { (slot.definition, slot.machine.state, slot.removed) }
-            if !removed { messages += Self.state(of: definition.id, held: state.held, face: state.face, definition: definition) }
+            if !removed { messages += Self.state(of: definition.id, held: state.held, face: state.face, armed: state.armed, definition: definition) }
         }
         for slot in registry.sheetSlots {
             let (open, removed) = slot.locked { (slot.machine.isOpen, slot.removed) }
@@ -104,18 +107,19 @@ package final class OSCFeedback: CommitObserver, Sendable {
         }
     }
 
-    /// A button's look changed (its status or colour): its state again.
+    /// A button's definition changed (its status, colour, `enabled`): its state again.
     func registryChanged(_ change: Registry.RegistryChange) {
         guard !targets.isEmpty, case .button(let definition) = change, let slot = try? registry.button(definition.id) else { return }
         let state = slot.locked { slot.machine.state }
-        send(Self.state(of: definition.id, held: state.held, face: state.face, definition: definition))
+        send(Self.state(of: definition.id, held: state.held, face: state.face, armed: state.armed, definition: definition))
     }
 
-    static func state(of id: String, held: Bool, face: Int, definition: ButtonDefinition) -> [OSCMessage] {
+    static func state(of id: String, held: Bool, face: Int, armed: Bool, definition: ButtonDefinition) -> [OSCMessage] {
         let base = "/buttond/button/\(id)/"
         return [
             OSCMessage(base + "held", [.int32(held ? 1 : 0)]), OSCMessage(base + "face", [.int32(Int32(face))]),
             OSCMessage(base + "status", [.string(definition.status ?? "")]), OSCMessage(base + "color", [.string(definition.shownColor(face: face) ?? "")]),
+            OSCMessage(base + "armed", [.int32(armed ? 1 : 0)]), OSCMessage(base + "enabled", [.int32(definition.config.enabled ? 1 : 0)]),
         ]
     }
 
