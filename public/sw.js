@@ -4,7 +4,7 @@
 // network untouched, so nothing is ever queued or replayed — a press that cannot reach the
 // server fails at once, in the page.
 
-const CACHE = "buttond-panel-v4";
+const CACHE = "buttond-panel-v5";
 const CORE = [
   "./", "manifest.webmanifest", "favicon.svg", "app/icon.svg", "app/icon-maskable.svg",
   "css/panel.css", "css/keys.css", "css/editor.css",

@@ -92,7 +92,13 @@ function setEditMode(on) {
   editToggle.setAttribute("aria-pressed", String(on));
   editToggle.textContent = on ? "Done" : "Edit";
   document.body.classList.toggle("editing", on);
-  $("editbar").hidden = !on;
+  const bar = $("editbar");
+  bar.hidden = !on;
+  // Scrolled down, the bar would open behind the sticky header: bring it into view below it.
+  if (on) {
+    const hidden = document.querySelector(".topbar").getBoundingClientRect().bottom - bar.getBoundingClientRect().top;
+    if (hidden > 0) window.scrollBy({ top: -hidden });
+  }
   setEditing(on);
 }
 
