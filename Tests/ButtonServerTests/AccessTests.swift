@@ -162,7 +162,7 @@ struct AccessTests {
     @Test func anExpiredTokensStreamEnds() throws {
         let (server, _, _) = try Self.server()
         defer { server.stop() }
-        let expiresAt = SystemClock.wallMilliseconds() + 1500
+        let expiresAt = SystemClock.wallMilliseconds() + 3000
         let reader = try Self.token(server, #"{"name": "brief", "role": "read", "expiresAt": \#(expiresAt)}"#)
         let stream = try reader.stream("/api/v1/events/stream")
         #expect(stream.status == 200)
