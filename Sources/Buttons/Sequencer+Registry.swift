@@ -19,7 +19,7 @@ extension Sequencer {
                 tapCount: stored.tapCount, armedUntil: stored.armedUntil, now: now)
             let slot = ButtonSlot(definition: definition, machine: restored.machine)
             _ = registry.insert(slot)
-            arm(slot, restored.machine)
+            state.arm(slot, restored.machine)
             guard !restored.events.isEmpty else { continue }
             let events = batch.append(restored.events, of: .button(stored.id), idPrefix: log.idPrefix)
             batch.deliveries += handlers.deliveries(for: batch.events[events], now: now)
@@ -86,12 +86,11 @@ extension Sequencer {
         }
     }
 
-    /// Ends what is under way on every button an exclusive job disabled (a PATCH, a config
-    /// import): their events are logged, published and delivered like any (stage lock held).
-    func endDisabled() {
-        for id in registry.takeDisabled() {
-            apply(.disable(button: id), reply: { _ in }, to: &open)
-        }
+    /// What ends what is under way on every button an exclusive job disabled (a PATCH, a
+    /// config import): applied in the turn right after the job, their events are logged,
+    /// published and delivered like any.
+    func endDisabled() -> [SequencerState.Submission] {
+        registry.takeDisabled().map { id in SequencerState.Submission(.disable(button: id), reply: { _ in }) }
     }
 
     /// Changes a sheet's definition (title, options, its timeout from its next open on).
