@@ -36,10 +36,11 @@ class InputScenarios:
         srv = Buttond(self, "s1", extra=["--threads", str(self.args.threads), "--max-connections-per-ip", "128"])
         try:
             self.create_buttons(srv, "b", 64)
-            log("scenario 1: POST press, no handlers, in turns with raw libmicrohttpd"
-                + (" and the C program (scenario 12)" if "12" in self.only else ""))
+            log("scenario 1: POST press, no handlers, in turns with raw libmicrohttpd and the C program (scenario 12)")
             base = CTool(self.tool("mhd_baseline"), str(self.args.threads))
-            durable = self.s12_start() if "12" in self.only else None
+            # Issue 43: the C program's rows on every load scenario 1 runs, whether or not
+            # scenario 12's own rows are asked for.
+            durable = self.s12_start()
             try:
                 # Each of buttond's loads right after the C program's on as many buttons, so the
                 # two of a pair are the nearest in time.
@@ -64,7 +65,7 @@ class InputScenarios:
             r = m["64"]
             self.raw["s1"] = r
             ratio = r["rps"] / self.base["rps"]
-            c = self.durable  # scenario 12's C program, measured in the same rounds (None without --only 12)
+            c = self.durable  # scenario 12's C program, measured in the same rounds
             self.row("1 press, no handlers", "throughput", r["rps"], "req/s", self.base["rps"], ratio,
                      "≥ 50 % of baseline", ratio >= 0.5,
                      durable=c["rps"] if c else None, durable_ratio=r["rps"] / c["rps"] if c else None)
@@ -88,16 +89,16 @@ class InputScenarios:
             r["events_emitted"] = emitted
             r["presses"] = warm["64"]["requests"] + sum(m[n]["requests"] for n in ("64", "1", "16"))
             for n, rn, cn in ((64, r, c), (1, m["1"], m.get("c1")), (16, m["16"], m.get("c16"))):
-                if cn:  # issue 25: at least 0.75 x the same durable work done in C, on as many buttons
+                if cn:  # issue 43: at least 0.90 x the same durable work done in C, on as many buttons
                     self.row("1 press, no handlers", f"throughput vs the C program, {n} button{'s' if n > 1 else ''}",
-                             rn["rps"], "req/s", cn["rps"], rn["rps"] / cn["rps"], "≥ 75 % of C", rn["rps"] / cn["rps"] >= 0.75)
-            for n in (1, 16):  # issue 25's figures: one button, and sixteen round robin
+                             rn["rps"], "req/s", cn["rps"], rn["rps"] / cn["rps"], "≥ 90 % of C", rn["rps"] / cn["rps"] >= 0.90)
+            for n in (1, 16):  # issues 25 and 43: one button, and sixteen round robin
                 rn = m[str(n)]
                 c = m.get(f"c{n}")  # the C program on as many buttons
                 self.raw[f"s1_{n}"] = rn
                 self.row("1 press, no handlers", f"throughput, {n} button{'s' if n > 1 else ''}", rn["rps"], "req/s",
-                         self.base["rps"], rn["rps"] / self.base["rps"], "≥ 35 % of baseline",
-                         rn["rps"] / self.base["rps"] >= 0.35,
+                         self.base["rps"], rn["rps"] / self.base["rps"], "≥ 40 % of baseline",
+                         rn["rps"] / self.base["rps"] >= 0.40,
                          durable=c["rps"] if c else None, durable_ratio=rn["rps"] / c["rps"] if c else None)
                 self.row("1 press, no handlers", f"p99 latency, {n} button{'s' if n > 1 else ''}", rn["p99_us"] / 1000,
                          "ms", target="≤ 10 ms", ok=rn["p99_us"] / 1000 <= 10)

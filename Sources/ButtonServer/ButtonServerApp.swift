@@ -82,15 +82,16 @@ public final class ButtonServerApp: Sendable {
         registry.onChange { change in views.announce(change) }
         mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
         let feedback = try Self.oscFeedback(options, registry: registry)
+        let streams = StreamHub(maxStreams: options.http.maxStreams)
+        self.streams = streams
         sequencer = Sequencer(
             registry: registry, log: log, publisher: publisher,
             handlers: CombinedDeliveryRules([handlers] + (mqtt == nil ? [] : [MQTTEventSender.Rules(ids: deliveryIDs)])),
             dispatcher: dispatcher,
             observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
-            maxFutureMs: Int64(options.maxFutureMs))
+            maxFutureMs: Int64(options.maxFutureMs), answers: ResumeTogether(suspension: streams.suspension))
         let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
         self.osc = osc.isEnabled ? osc : nil
-        streams = StreamHub(maxStreams: options.http.maxStreams)
         try Self.load(
             options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer,
             destinations: destinations.withLock { $0 }, logger: logger)

@@ -45,3 +45,15 @@ package struct CommitObservers: CommitObserver {
         for observer in observers { observer.committed(events, states: states, answers: answers) }
     }
 }
+
+/// Answers the callers of one batch together (the HTTP server resumes their connections
+/// under one acquisition of its suspend/resume lock).
+package protocol AnswerGrouping: Sendable {
+    func together(_ answers: () -> Void)
+}
+
+/// Each answer on its own (the bridges' and the tests' sequencers).
+package struct AnswersOneByOne: AnswerGrouping {
+    package init() {}
+    package func together(_ answers: () -> Void) { answers() }
+}

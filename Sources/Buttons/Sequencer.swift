@@ -32,11 +32,15 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
     package let dispatcher: any DeliveryQueue
     package let observer: any CommitObserver
     package let clock: Clock
+    /// How a batch's callers are answered together.
+    let grouping: any AnswerGrouping
 
     package init(
         registry: Registry, log: EventLog, publisher: StreamPublisher, handlers: any DeliveryRules,
-        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000
+        dispatcher: any DeliveryQueue, observer: any CommitObserver, clock: Clock, maxQueue: Int, maxFutureMs: Int64 = 60_000,
+        answers grouping: any AnswerGrouping = AnswersOneByOne()
     ) {
+        self.grouping = grouping
         self.registry = registry
         self.log = log
         self.publisher = publisher
@@ -126,7 +130,10 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         lock.lock()
         defer { lock.unlock() }
         while true {
-            if !inbox.isEmpty { return inbox.take() }
+            if !inbox.isEmpty {
+                if inbox.shouldLinger { lock.wait(seconds: Inbox.lingerSeconds) }
+                return inbox.take()
+            }
             if inbox.stopping { return nil }
             let deadline = state.nextDeadline
             let wait = deadline.map { Double($0) - clock.precise() }
@@ -163,7 +170,9 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
     /// One turn, decided by the state and performed here.
     private func turn(_ commands: [SequencerState.Submission]) {
         let batch = state.turn(commands, now: clock.now())
-        for refusal in batch.refusals { refusal.reply(.failure(refusal.error)) }
+        if !batch.refusals.isEmpty {
+            grouping.together { for refusal in batch.refusals { refusal.reply(.failure(refusal.error)) } }
+        }
         guard batch.needsWrite else { return }
         if commit(batch) {
             state.committed(batch)
@@ -181,7 +190,7 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
             try log.write(batch.events, states: states, deliveries: batch.deliveries)
         } catch {
             let refusal = ButtonsError.unavailable("the event log could not be written: \(error.description) (`buttond check` tells whether the database is damaged)", retryAfter: 1)
-            for answer in batch.answers { answer.reply(.failure(refusal)) }
+            grouping.together { for answer in batch.answers { answer.reply(.failure(refusal)) } }
             return false
         }
         for (_, entry) in batch.buttons { entry.slot.locked { entry.slot.machine = entry.machine } }
@@ -189,7 +198,7 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         dispatcher.added(batch.deliveries)
         publisher.publish(batch.events)
         let events = batch.events
-        for answer in batch.answers { answer.reply(.success(Array(events[answer.events]))) }
+        grouping.together { for answer in batch.answers { answer.reply(.success(Array(events[answer.events]))) } }
         observer.committed(batch.events, states: states, answers: batch.answers.count)
         return true
     }

@@ -121,7 +121,7 @@ private func awaitPending(context: RequestContext, connection: OpaquePointer, se
     if server.isStopping {
         // No new suspension once stopping began: wait here for the answer (it is near).
         response = pending.waitForResponse()
-    } else if let ready = pending.responseOrSuspend(connection) {
+    } else if let ready = pending.responseOrSuspend(connection, suspension: server.streams.suspension) {
         response = ready
     } else {
         return .YES

@@ -51,7 +51,7 @@ public final class EventStream: Sendable {
                     // that is still there reconnects with its Last-Event-ID).
                     shutdown(state.socket, Int32(SHUT_RDWR))
                     state.finished = true
-                    Self.resumeIfSuspended(&state)
+                    Self.resumeIfSuspended(&state, hub.suspension)
                     return false
                 }
             }
@@ -61,7 +61,7 @@ public final class EventStream: Sendable {
             } else {
                 state.pending.append(contentsOf: bytes)
             }
-            Self.resumeIfSuspended(&state)
+            Self.resumeIfSuspended(&state, hub.suspension)
             return !state.finished
         }
     }
@@ -70,16 +70,16 @@ public final class EventStream: Sendable {
     public func finish() {
         hub.withState(of: self) { state in
             state.finished = true
-            Self.resumeIfSuspended(&state)
+            Self.resumeIfSuspended(&state, hub.suspension)
         }
     }
 
     public var isOpen: Bool { hub.withState(of: self) { !$0.finished && !$0.closed } }
 
-    private static func resumeIfSuspended(_ state: inout State) {
+    private static func resumeIfSuspended(_ state: inout State, _ suspension: SuspendResume) {
         if state.suspended, let connection = state.connection {
             state.suspended = false
-            SuspendResume.resume(connection.pointer)
+            suspension.resume(connection.pointer)
         }
     }
 
@@ -102,7 +102,7 @@ public final class EventStream: Sendable {
             if state.finished { return (-1, nil) }  // MHD_CONTENT_READER_END_OF_STREAM
             if let connection = state.connection {
                 state.suspended = true
-                SuspendResume.suspend(connection.pointer)
+                hub.suspension.suspend(connection.pointer)
             }
             return (0, nil)
         }
@@ -133,6 +133,8 @@ public final class StreamHub: Sendable {
 
     private let lock = Locked(Streams())
     public let maxStreams: Int
+    /// The server's suspend/resume lock: its streams' connections and its pending responses'.
+    public let suspension = SuspendResume()
 
     public init(maxStreams: Int) {
         self.maxStreams = maxStreams
@@ -200,7 +202,7 @@ public final class StreamHub: Sendable {
                 else { continue }
                 streams.states[id]!.finished = true
                 streams.states[id]!.suspended = false
-                SuspendResume.resume(connection.pointer)
+                suspension.resume(connection.pointer)
             }
         }
     }
@@ -213,7 +215,7 @@ public final class StreamHub: Sendable {
                 streams.states[id]!.finished = true
                 if streams.states[id]!.suspended, let connection = streams.states[id]!.connection {
                     streams.states[id]!.suspended = false
-                    SuspendResume.resume(connection.pointer)
+                    suspension.resume(connection.pointer)
                 }
             }
         }

@@ -7,43 +7,18 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
 
     /// A class, not a struct: a request is matched against several routes, and looking at one
     /// costs a retain instead of a copy of its strings, arrays and handler.
-    final class Route: Sendable {
-        let method: String
-        let pattern: String
-        let segments: [Segment]
-        /// The names of the `{name}` segments, in order (`Request.Parameters` shares it).
-        let parameterNames: [String]
-        /// Where those segments are in the path.
-        let parameterIndexes: [Int]
-        /// The query parameters the route reads; with `refusesUnknownQuery`, any other is 400.
-        let query: [String]
-        /// What the route declared it needs; the guard judges every request by it.
+    /// A route's access and handler; what it matches is its `RoutePattern`.
+    struct Route: Sendable {
+        let pattern: RoutePattern
         let access: Guard.Access
         let handler: Handler
-
-        init(
-            method: String, pattern: String, segments: [Segment], query: [String], access: Guard.Access,
-            handler: @escaping Handler
-        ) {
-            self.method = method
-            self.pattern = pattern
-            self.access = access
-            self.segments = segments
-            parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
-            parameterIndexes = segments.indices.filter { if case .parameter = segments[$0] { true } else { false } }
-            self.query = query
-            self.handler = handler
-        }
-    }
-
-    enum Segment: Sendable, Equatable {
-        case literal([UInt8])
-        case parameter(String)
     }
 
     private var routes: [Route] = []
-    /// Routes by number of path segments (the index): a request is only matched against those.
-    private var bySegmentCount: [[Route]] = []
+    /// The routes' patterns by number of path segments (the index), each with its place in
+    /// `routes`: a request is only matched against those. Matching reads only patterns, which
+    /// are not generic (a generic route read on every request looked its metadata up at run time).
+    private var bySegmentCount: [[RoutePattern]] = []
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: (@Sendable (Request) throws -> Response)?
     /// Admits every request before its route runs.
@@ -60,14 +35,10 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
     public mutating func add(
         _ method: String, _ pattern: String, query: [String] = [], access: Guard.Access, _ handler: @escaping Handler
     ) {
-        let segments = pattern.split(separator: "/").map { part -> Segment in
-            if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
-            return .literal(Array(part.utf8))
-        }
-        let route = Route(method: method, pattern: pattern, segments: segments, query: query, access: access, handler: handler)
-        while bySegmentCount.count <= segments.count { bySegmentCount.append([]) }
-        bySegmentCount[segments.count].append(route)
-        routes.append(route)
+        let parsed = RoutePattern(method: method, pattern: pattern, query: query, index: routes.count)
+        while bySegmentCount.count <= parsed.segments.count { bySegmentCount.append([]) }
+        bySegmentCount[parsed.segments.count].append(parsed)
+        routes.append(Route(pattern: parsed, access: access, handler: handler))
     }
 
     public mutating func get(_ pattern: String, query: [String] = [], access: Guard.Access, _ handler: @escaping Handler) {
@@ -95,10 +66,12 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
     }
 
     /// Every route with what it declared: for the OpenAPI document's check and the access table.
-    public var table: [Entry] { routes.map { Entry(method: $0.method, pattern: $0.pattern, query: $0.query, access: $0.access) } }
+    public var table: [Entry] {
+        routes.map { Entry(method: $0.pattern.method, pattern: $0.pattern.pattern, query: $0.pattern.query, access: $0.access) }
+    }
 
     /// 400 naming the first parameter `route` does not know (sorted, so the answer is stable).
-    private static func checkQuery(_ request: Request, _ route: Route) throws(HTTPError) {
+    private static func checkQuery(_ request: Request, _ route: RoutePattern) throws(HTTPError) {
         guard !request.query.isEmpty, let unknown = request.query.keys.filter({ !route.query.contains($0) }).sorted().first else { return }
         let known = route.query.isEmpty ? "takes no query parameters" : "knows \(route.query.joined(separator: ", "))"
         throw HTTPError(
@@ -108,16 +81,6 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
     }
 
     /// The route's parameters if `path` matches its segments, else nil.
-    private static func match(_ route: Route, _ path: PathSegments) -> Request.Parameters? {
-        // Last segment first: routes that share a prefix (`/api/v1/buttons/{id}/…`) differ at
-        // the end, so most candidates are refused on one comparison instead of four.
-        let segments = route.segments
-        for index in segments.indices.reversed() {
-            if case .literal(let literal) = segments[index], !path.segment(index, equals: literal) { return nil }
-        }
-        return Request.Parameters(names: route.parameterNames, values: route.parameterIndexes.map(path.string))
-    }
-
     /// Runs the matching route once the guard has admitted the request; errors become JSON
     /// error responses.
     public func route(_ request: consuming Request) -> Routed {
@@ -125,23 +88,24 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
         var allowed: [String] = []
         let method = request.method == "HEAD" ? "GET" : request.method
         let candidates = path.count < bySegmentCount.count ? bySegmentCount[path.count] : []
-        for route in candidates {
-            guard let parameters = Self.match(route, path) else { continue }
-            if route.method == method {
+        for candidate in candidates {
+            guard let parameters = candidate.match(path) else { continue }
+            if candidate.method == method {
+                let route = routes[candidate.index]
                 request.parameters = parameters
                 let grant: Guard.Grant
                 do throws(HTTPError) { grant = try routeGuard.admit(request, to: route.access) } catch {
-                    return Routed(response: error.response, route: route.pattern)
+                    return Routed(response: error.response, route: candidate.pattern)
                 }
                 let principal = routeGuard.principal(of: grant)
                 if refusesUnknownQuery {
-                    do throws(HTTPError) { try Self.checkQuery(request, route) } catch {
-                        return Routed(response: error.response, route: route.pattern, principal: principal)
+                    do throws(HTTPError) { try Self.checkQuery(request, candidate) } catch {
+                        return Routed(response: error.response, route: candidate.pattern, principal: principal)
                     }
                 }
-                return Routed(response: Self.run(request, route.handler, grant), route: route.pattern, principal: principal)
+                return Routed(response: Self.run(request, route.handler, grant), route: candidate.pattern, principal: principal)
             }
-            if !allowed.contains(route.method) { allowed.append(route.method) }
+            if !allowed.contains(candidate.method) { allowed.append(candidate.method) }
         }
         // Unmatched requests are guarded too, so a 404 or 405 tells nothing about the routes
         // to a client the guard would refuse.

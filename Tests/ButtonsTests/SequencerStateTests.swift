@@ -298,3 +298,27 @@ struct InboxTests {
         do { let sleeps = inbox.maySleep(); #expect(!sleeps) }
     }
 }
+
+extension InboxTests {
+    @Test func underLoadASmallTakeLingersForMore() {
+        var inbox = Inbox()
+        inbox.start()
+        _ = inbox.submit(Self.command("a"))
+        // One at a time is not load: taken at once.
+        #expect(!inbox.shouldLinger)
+        _ = inbox.take()
+        for index in 0..<3 { _ = inbox.submit(Self.command("b\(index)")) }
+        #expect(!inbox.shouldLinger)
+        #expect(inbox.take().count == 3)
+        // The last take held several: a few more wait a moment for company...
+        for index in 0..<5 { _ = inbox.submit(Self.command("c\(index)")) }
+        #expect(inbox.shouldLinger)
+        // ...but not once as many as a turn should take are there, nor when stopping.
+        for index in 0..<(Inbox.lingerBelow - 5) { _ = inbox.submit(Self.command("d\(index)")) }
+        #expect(!inbox.shouldLinger)
+        #expect(inbox.take().count == Inbox.lingerBelow)
+        _ = inbox.submit(Self.command("e"))
+        _ = inbox.stop()
+        #expect(!inbox.shouldLinger)
+    }
+}

@@ -1,0 +1,42 @@
+/// What a route matches: its method, its path pattern (`/api/v1/buttons/{id}/press`) as
+/// literal and parameter segments, and the query parameters it knows. Not generic, so the
+/// router reads it on every request without looking up any type's metadata.
+final class RoutePattern: Sendable {
+    enum Segment: Sendable, Equatable {
+        case literal([UInt8])
+        case parameter(String)
+    }
+
+    let method: String
+    let pattern: String
+    let segments: [Segment]
+    let parameterNames: [String]
+    let parameterIndexes: [Int]
+    let query: [String]
+    /// The route's place in its router's table.
+    let index: Int
+
+    init(method: String, pattern: String, query: [String], index: Int) {
+        let segments = pattern.split(separator: "/").map { part -> Segment in
+            if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
+            return .literal(Array(part.utf8))
+        }
+        self.method = method
+        self.pattern = pattern
+        self.segments = segments
+        parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
+        parameterIndexes = segments.indices.filter { if case .parameter = segments[$0] { true } else { false } }
+        self.query = query
+        self.index = index
+    }
+
+    /// The path's parameters if it matches (as many segments, every literal equal).
+    func match(_ path: PathSegments) -> Request.Parameters? {
+        // Last segment first: routes that share a prefix (`/api/v1/buttons/{id}/…`) differ at
+        // the end, so most candidates are refused on one comparison instead of four.
+        for index in segments.indices.reversed() {
+            if case .literal(let literal) = segments[index], !path.segment(index, equals: literal) { return nil }
+        }
+        return Request.Parameters(names: parameterNames, values: parameterIndexes.map(path.string))
+    }
+}
