@@ -6,7 +6,8 @@
 ///
 /// A thread that waits for a deadline on this clock (the sequencer's timers, the dispatcher's
 /// retries) waits on its condition for the time left and looks at the clock again when woken:
-/// whoever moves a clock of its own wakes it (`Sequencer.wake`, `Dispatcher.wake`).
+/// whoever moves a clock of its own wakes it (the sequencer at its next turn, the dispatcher
+/// by `Dispatcher.wake`).
 public struct Clock: Sendable {
     /// Now, in Unix epoch milliseconds.
     public let now: @Sendable () -> Int64
