@@ -189,5 +189,12 @@ import TestSupport
         for line in ["let c = clock.now()", "let k = options.system", "// Clock.system in a comment"] {
             #expect(Self.codeLines(line, matching: pattern).isEmpty, "\(line)")
         }
+        // Nor is the OS read past it: only Platform reads the clocks, and ThreadSupport's
+        // condition variable its own (the deadline `pthread_cond_timedwait` takes).
+        let reads = #"\bclock_gettime\b|\bgettimeofday\b|\bDispatchTime\s*\.\s*now\b|\b(Continuous|Suspending)Clock\b"#
+        let read = try Self.sources().filter { !$0.path.hasPrefix("Sources/Platform/") && $0.path != "Sources/ThreadSupport/Condition.swift" }
+            .flatMap { file in Self.codeLines(file.text, matching: reads).map { "\(file.path): \($0)" } }
+        #expect(read.isEmpty, "an OS clock read outside Platform: \(read)")
+        #expect(!Self.codeLines("let start = DispatchTime.now().uptimeNanoseconds", matching: reads).isEmpty)
     }
 }
