@@ -12,6 +12,8 @@ struct Auth: Sendable {
     let adminToken: String?
     let pressToken: String?
     let named: NamedTokens
+    /// What a named token's expiry is judged by.
+    let clock: Clock
 
     var enabled: Bool { adminToken != nil || pressToken != nil }
 
@@ -30,7 +32,7 @@ struct Auth: Sendable {
     func grant(for request: Request) throws(ButtonsError) -> Grant? {
         let presented = Self.presented(request)
         if let token = presented, token.hasPrefix(NamedTokens.prefix) {
-            switch named.verify(token, now: SystemClock.wallMilliseconds()) {
+            switch named.verify(token, now: clock.now()) {
             case .valid(let found): return found
             case .expired: throw Self.unauthorized("the token has expired: ask the admin for a new one")
             case .unknown: throw Self.unauthorized("the token is not valid (revoked, or never made)")
@@ -63,7 +65,7 @@ struct Auth: Sendable {
 
     /// The admin token to use: the configured one, or for a non-loopback bind without one, the
     /// one kept in the data directory (made and announced on first start).
-    static func resolve(options: ServeOptions, named: NamedTokens, logger: Logger) throws -> Auth {
+    static func resolve(options: ServeOptions, named: NamedTokens, logger: Logger, clock: Clock) throws -> Auth {
         var admin = options.adminToken
         if admin == nil && !isLoopback(options.host) {
             let file = options.dataDir + "/admin-token"
@@ -87,6 +89,6 @@ struct Auth: Sendable {
                     ["token": token, "file": file, "panel": options.panelURL(port: options.port)], force: true)
             }
         }
-        return Auth(adminToken: admin, pressToken: options.pressToken, named: named)
+        return Auth(adminToken: admin, pressToken: options.pressToken, named: named, clock: clock)
     }
 }

@@ -174,7 +174,7 @@ extension ButtonServerApp {
 
     /// On the broker, with `--mqtt-url`.
     static func mqttBridge(
-        _ options: ServeOptions, registry: Registry, dispatcher: Dispatcher, logger: Logger
+        _ options: ServeOptions, registry: Registry, dispatcher: Dispatcher, logger: Logger, clock: Clock
     ) throws(StartError) -> MQTTBridge? {
         guard options.mqttURL != nil else { return nil }
         do {
@@ -182,7 +182,7 @@ extension ButtonServerApp {
                 url: options.mqttURL ?? "", password: options.mqttPassword, caFile: options.mqttCA, prefix: options.mqttPrefix,
                 instance: options.mqttInstance, commands: options.mqttCommands, discovery: options.haDiscovery,
                 discoveryPrefix: options.haDiscoveryPrefix, version: BuildInfo.version)
-            return try MQTTBridge(configuration: configuration, registry: registry, dispatcher: dispatcher, logger: logger)
+            return try MQTTBridge(configuration: configuration, registry: registry, dispatcher: dispatcher, logger: logger, clock: clock)
         } catch {
             throw StartError(description: "--mqtt-url: \(error.description)")
         }
@@ -207,9 +207,9 @@ extension ButtonServerApp {
     }
 
     /// The tokens (made and kept in the data directory when needed).
-    static func auth(_ options: ServeOptions, store: ButtonStore, logger: Logger) throws(StartError) -> Auth {
+    static func auth(_ options: ServeOptions, store: ButtonStore, logger: Logger, clock: Clock) throws(StartError) -> Auth {
         do {
-            return try Auth.resolve(options: options, named: NamedTokens(store: store), logger: logger)
+            return try Auth.resolve(options: options, named: NamedTokens(store: store), logger: logger, clock: clock)
         } catch {
             throw StartError(description: "\(error)")
         }

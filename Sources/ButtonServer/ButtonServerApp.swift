@@ -28,7 +28,9 @@ public final class ButtonServerApp: Sendable {
     /// Every delivery's id, handlers' and MQTT publishing's alike.
     let deliveryIDs: DeliveryIDs
     let streams: StreamHub
-    let metrics = Metrics()
+    /// The one clock every part reads the time from.
+    let clock: Clock
+    let metrics: Metrics
     let health = HandlerHealth()
     /// Buttons, sheets and handlers as the API and the stream show them.
     let views: RegistryViews
@@ -46,9 +48,13 @@ public final class ButtonServerApp: Sendable {
     /// Why the server could not start: the HTTP server's one start error, whatever part failed.
     public typealias StartError = HTTPServer.StartError
 
-    public init(options: ServeOptions) throws(StartError) {
+    /// The server on `clock` (`Clock.system` in `buttond serve`), which every part that reads
+    /// the time is given.
+    public init(options: ServeOptions, clock: Clock) throws(StartError) {
         self.options = options
-        logger = Logger(level: options.logLevel, format: options.logFormat)
+        self.clock = clock
+        metrics = Metrics(clock: clock)
+        logger = Logger(level: options.logLevel, format: options.logFormat, clock: clock)
         // The port is known here unless it is 0: a `--config` handler is judged by the rules
         // its own route uses, the loop to our own port included.
         destinations = Locked(Self.destinationRules(options, port: options.port, oscPort: options.oscPort))
@@ -58,14 +64,14 @@ public final class ButtonServerApp: Sendable {
         http.tls = try Self.tls(for: options, logger: logger)
         if let host = options.publicURLHost { http.gate.allowedHosts.append(host) }
         do {
-            store = try ButtonStore(directory: options.dataDir)
+            store = try ButtonStore(directory: options.dataDir, clock: clock)
             let registry = Registry(store: store, maxButtons: options.maxButtons)
             self.registry = registry
             // The registry tells the dispatcher of every handler change, so the dispatcher is
             // made first; what an attempt's outcome changes above it (a 410 disables the
             // handler, health is announced by the views) is handed to its start.
             dispatcher = Dispatcher(
-                store: store, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
+                store: store, clock: clock, concurrency: options.deliveryConcurrency, userAgent: "buttond/\(BuildInfo.version)",
                 retention: options.deliveryRetention, retryScale: options.retryScale)
             deliveryIDs = DeliveryIDs(after: try store.lastDeliveryID())
             let handlers = HandlerRegistry(
@@ -80,7 +86,7 @@ public final class ButtonServerApp: Sendable {
         let views = RegistryViews(registry: registry, handlers: handlers, health: health, publisher: publisher)
         self.views = views
         registry.onChange { change in views.announce(change) }
-        mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger)
+        mqtt = try Self.mqttBridge(options, registry: registry, dispatcher: dispatcher, logger: logger, clock: clock)
         let feedback = try Self.oscFeedback(options, registry: registry)
         let streams = StreamHub(maxStreams: options.http.maxStreams)
         self.streams = streams
@@ -88,7 +94,7 @@ public final class ButtonServerApp: Sendable {
             registry: registry, log: log, publisher: publisher,
             handlers: CombinedDeliveryRules([handlers] + (mqtt == nil ? [] : [MQTTEventSender.Rules(ids: deliveryIDs)])),
             dispatcher: dispatcher,
-            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: .system, maxQueue: options.maxQueue,
+            observer: CommitObservers([metrics] + (mqtt.map { [$0] } ?? []) + (feedback.targets.isEmpty ? [] : [feedback])), clock: clock, maxQueue: options.maxQueue,
             maxFutureMs: Int64(options.maxFutureMs), answers: ResumeTogether(suspension: streams.suspension))
         let osc = try Self.oscBridge(options, registry: registry, sequencer: sequencer, feedback: feedback, logger: logger)
         self.osc = osc.isEnabled ? osc : nil
@@ -96,14 +102,14 @@ public final class ButtonServerApp: Sendable {
             options, registry: registry, handlers: handlers, dispatcher: dispatcher, sequencer: sequencer,
             destinations: destinations.withLock { $0 }, logger: logger)
         let api = try API(
-            options: options, logger: logger, auth: Self.auth(options, store: store, logger: logger), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
+            options: options, logger: logger, auth: Self.auth(options, store: store, logger: logger, clock: clock), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
             handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams)
         var router = api.makeRouter()
         Self.addOperationRoutes(to: &router, metrics: metrics, dispatcher: dispatcher, streams: streams, registry: registry, mqtt: mqtt, osc: self.osc)
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(
-            configuration: http, router: router, streams: streams,
+            configuration: http, clock: clock, router: router, streams: streams,
             onRequest: Self.requestObserver(
                 metrics: metrics, logger: logger,
                 inputRoutes: Set(routeTable.filter { $0.access.role == .press }.map(\.pattern))),

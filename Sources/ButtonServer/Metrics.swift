@@ -48,7 +48,10 @@ final class Metrics: CommitObserver {
     }
 
     private let state = Locked(State())
-    let startTime = SystemClock.preciseWallMilliseconds() / 1000
+    /// When the server started, in Unix seconds.
+    let startTime: Double
+
+    init(clock: Clock) { startTime = clock.precise() / 1000 }
 
     func request(route: String, method: String, status: Int, seconds: Double, role: String = "none") {
         state.withLock { s in

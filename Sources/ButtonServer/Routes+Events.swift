@@ -51,7 +51,7 @@ extension API {
             publisher.subscribe(
                 stream, after: after, source: source, admits: api.admits(grant),
                 seesGroup: Self.seesGroup(grant))
-            if let name = grant.name { api.auth.named.track(stream, of: name, now: SystemClock.wallMilliseconds()) }
+            if let name = grant.name { api.auth.named.track(stream, of: name, now: api.auth.clock.now()) }
             return Response(
                 status: 200,
                 headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],

@@ -5,9 +5,9 @@ import Platform
 /// Named tokens (SPEC §6): made, listed and revoked by an admin who sees every group.
 extension API {
     func addTokenRoutes(to router: inout APIRouter) {
-        let named = auth.named
+        let (named, clock) = (auth.named, auth.clock)
         router.post("/api/v1/tokens", access: .admin(.deployment)) { request, _ in
-            let (token, secret) = try named.create(from: try request.json(), now: SystemClock.wallMilliseconds())
+            let (token, secret) = try named.create(from: try request.json(), now: clock.now())
             guard case .object(var object) = NamedTokens.json(token) else { return .noContent }
             object["token"] = .string(secret)
             var response = Response.json(.object(object), status: 201)

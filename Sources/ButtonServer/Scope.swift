@@ -48,8 +48,8 @@ extension API {
     /// expires carries nothing from that moment on, whenever its timer ends the stream.
     func admits(_ grant: Grant) -> (@Sendable (String) -> Bool)? {
         if let expiresAt = grant.expiresAt {
-            let api = self
-            return { name in SystemClock.wallMilliseconds() < expiresAt && api.sees(source: name, grant) }
+            let (api, clock) = (self, auth.clock)
+            return { name in clock.now() < expiresAt && api.sees(source: name, grant) }
         }
         guard grant.isScoped else { return nil }
         let api = self

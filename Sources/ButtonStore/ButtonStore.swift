@@ -30,8 +30,9 @@ public final class ButtonStore: Sendable {
 
     /// Creates the directory (0700) if missing, opens or creates the database (0600) and
     /// migrates it; a bad directory, a damaged file (`verify`) or a directory another buttond
-    /// holds throws with a message naming the path.
-    public init(directory: String) throws(StoreError) {
+    /// holds throws with a message naming the path. `clock` measures a reader's wait and the
+    /// checkpointer's back-off.
+    public init(directory: String, clock: Clock) throws(StoreError) {
         try DataDirectory.create(directory)
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         let path = base + Self.fileName
@@ -42,14 +43,14 @@ public final class ButtonStore: Sendable {
             try Self.verify(connection)
             try Schema.migrate(connection)
             let writer = Locked<Connection?>(connection)
-            checkpointer = try Checkpointer(path: path) { body in writer.withLock { _ in body() } }
+            checkpointer = try Checkpointer(path: path, clock: clock) { body in writer.withLock { _ in body() } }
             self.connection = writer
         } catch {
             Platform.close(lockFile)
             throw error
         }
         self.path = path
-        readers = ReaderPool(path: path)
+        readers = ReaderPool(path: path, clock: clock)
         checkpointer.start()
     }
 

@@ -27,6 +27,7 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
 
     private let condition = Condition()
     private let connection: Connection
+    private let clock: Clock
     /// Runs its argument while no commit can start (the store's writer connection's lock).
     private let holdingWriter: @Sendable (() -> Void) -> Void
     private var requested = false
@@ -35,8 +36,9 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
     /// When the writer may be held off again (the checkpoint thread's own).
     private var finishAfter = 0.0
 
-    init(path: String, holdingWriter: @escaping @Sendable (() -> Void) -> Void) throws(StoreError) {
+    init(path: String, clock: Clock, holdingWriter: @escaping @Sendable (() -> Void) -> Void) throws(StoreError) {
         connection = try Connection(path: path, role: .checkpointer)
+        self.clock = clock
         self.holdingWriter = holdingWriter
     }
 
@@ -87,10 +89,10 @@ final class Checkpointer: @unchecked Sendable {  // `requested` and `stopped` ar
         for _ in 0..<Self.passes {
             guard let pass = try? connection.checkpoint(), pass.frames > pass.copied else { return }
             if pass.frames - pass.copied <= Self.finishing {
-                guard SystemClock.monotonicSeconds() >= finishAfter else { return }
+                guard clock.monotonic() >= finishAfter else { return }
                 var last: (frames: Int, copied: Int)?
                 holdingWriter { last = try? self.connection.checkpoint(whole: true) }
-                if let last, last.copied < last.frames { finishAfter = SystemClock.monotonicSeconds() + Self.readerBackoffSeconds }
+                if let last, last.copied < last.frames { finishAfter = clock.monotonic() + Self.readerBackoffSeconds }
                 return
             }
         }

@@ -19,13 +19,15 @@ final class ReaderPool: @unchecked Sendable {  // idle, lent and closed are touc
     static let patience = 0.5
 
     private let path: String
+    private let clock: Clock
     private let condition = Condition()
     private var idle: [Connection] = []
     private var lent = 0
     private var closed = false
 
-    init(path: String) {
+    init(path: String, clock: Clock) {
         self.path = path
+        self.clock = clock
     }
 
     /// Runs `body` with a reader of its own: it sees every committed transaction and never
@@ -50,9 +52,9 @@ final class ReaderPool: @unchecked Sendable {  // idle, lent and closed are touc
     private func lend() throws(StoreError) -> Connection? {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = SystemClock.monotonicSeconds() + Self.patience
+        let deadline = clock.monotonic() + Self.patience
         while !closed && lent >= Self.limit {
-            let left = deadline - SystemClock.monotonicSeconds()
+            let left = deadline - clock.monotonic()
             guard left > 0 else {
                 throw StoreError("all \(Self.limit) readers of \(path) are busy; try again", busy: true)
             }

@@ -57,7 +57,7 @@ extension ClientCommand {
 
     /// `token make NAME --role R [--group G]… [--expires DURATION]` (prints the token, shown
     /// this once) and `token revoke NAME`.
-    static func token(_ invocation: Invocation, _ client: HTTPClient) throws -> Int32 {
+    static func token(_ invocation: Invocation, _ client: HTTPClient, clock: Clock) throws -> Int32 {
         guard invocation.names.count == 2, let name = invocation.names.last else {
             throw Usage(message: "token takes make NAME --role R or revoke NAME")
         }
@@ -66,7 +66,7 @@ extension ClientCommand {
             guard let role = invocation.role else { throw Usage(message: "token make needs --role read, press or admin") }
             var body: [String: JSONValue] = ["name": .string(name), "role": .string(role)]
             if !invocation.groups.isEmpty { body["groups"] = .array(invocation.groups.map { .string($0) }) }
-            if let expires = invocation.expiresMs { body["expiresAt"] = .int(SystemClock.wallMilliseconds() + expires) }
+            if let expires = invocation.expiresMs { body["expiresAt"] = .int(clock.now() + expires) }
             let reply = try client.request("POST", "/api/v1/tokens", body: JSONWriter.encode(.object(body)))
             guard reply.status == 201, case .string(let token)? = reply.json["token"] else { return report(reply) }
             print(token)

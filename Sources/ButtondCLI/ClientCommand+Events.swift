@@ -8,7 +8,7 @@ import JSON
 extension ClientCommand {
     /// The events of `press` (`--hold` held for real), and with `--wait` the rest of its tap
     /// series: the delayed single-tap (or double-tap…) the press will end with.
-    static func press(_ name: String, _ invocation: Invocation, _ client: HTTPClient) throws -> Int32 {
+    static func press(_ name: String, _ invocation: Invocation, _ client: HTTPClient, clock: Clock) throws -> Int32 {
         let reply: HTTPClient.Reply
         if let hold = invocation.hold {
             guard let held = try pressHeld(name, holdingFor: hold, client) else { return 0 }
@@ -18,7 +18,7 @@ extension ClientCommand {
         }
         let status = report(reply)
         guard status == 0, invocation.wait else { return status }
-        return try waitForSeries(of: name, after: reply, client)
+        return try waitForSeries(of: name, after: reply, client, clock: clock)
     }
 
     /// Held for real: the down now, the up `hold` ms later, so a long press fires live at its
@@ -53,17 +53,17 @@ extension ClientCommand {
     /// Follows the button's stream from the press's last event until its tap series ends (the
     /// n-tap event), or `multiTapMs` and a margin pass. A press that made no tap, or whose
     /// series already ended, has nothing to wait for.
-    static func waitForSeries(of name: String, after reply: HTTPClient.Reply, _ client: HTTPClient) throws -> Int32 {
+    static func waitForSeries(of name: String, after reply: HTTPClient.Reply, _ client: HTTPClient, clock: Clock) throws -> Int32 {
         let types = types(reply)
         guard types.contains("tap"), !types.contains(where: seriesEnds.contains), let last = seqs(reply).last else { return 0 }
         var multiTapMs: Int64 = 300
         if case .int(let ms)? = try client.get("/api/v1/buttons/\(name)").json["multiTapMs"] { multiTapMs = ms }
-        let deadline = SystemClock.monotonicSeconds() + Double(multiTapMs + 2000) / 1000
+        let deadline = clock.monotonic() + Double(multiTapMs + 2000) / 1000
         let stream = try client.stream("/api/v1/events/stream?button=\(name)&after=\(last)")
         defer { stream.close() }
         guard stream.status == 200 else { return fail("the stream answered HTTP \(stream.status)") }
         while true {
-            let left = deadline - SystemClock.monotonicSeconds()
+            let left = deadline - clock.monotonic()
             guard left > 0 else { return fail("no end of the tap series within \(multiTapMs + 2000) ms") }
             let message = try stream.next(within: left)
             guard message.event == nil, !message.comment else { continue }

@@ -15,13 +15,15 @@ public enum ClientCommand {
         return 1
     }
 
-    public static func run(command: String, arguments: [String]) -> Int32 {
+    /// Runs `command`; `clock` (`Clock.system` from `main`) is what a token's expiry and a
+    /// wait for the end of a tap series are reckoned on.
+    public static func run(command: String, arguments: [String], clock: Clock) -> Int32 {
         if arguments.contains("--help") || arguments.contains("-h"), let usage = CommandLineHelp.usage(of: command) {
             print(usage)
             return 0
         }
         do {
-            return try run(command, arguments, environment: ProcessInfo.processInfo.environment)
+            return try run(command, arguments, environment: ProcessInfo.processInfo.environment, clock: clock)
         } catch let usage as Usage {
             let hint = CommandLineHelp.usage(of: command) != nil ? "buttond \(command) --help" : "buttond --help"
             writeAll(2, ("buttond: \(usage.message)\nTry '\(hint)'.\n".utf8))
@@ -31,7 +33,7 @@ public enum ClientCommand {
         }
     }
 
-    static func run(_ command: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
+    static func run(_ command: String, _ arguments: [String], environment: [String: String], clock: Clock) throws -> Int32 {
         if command == "check" { return check(arguments, environment: environment) }
         let invocation = try Invocation(arguments, environment: environment)
         try invocation.allow(Self.options[command] ?? [], for: command)
@@ -39,7 +41,7 @@ public enum ClientCommand {
         switch command {
         case "press", "down", "up":
             let name = try invocation.oneName(for: command)
-            if command == "press" { return try press(name, invocation, client) }
+            if command == "press" { return try press(name, invocation, client, clock: clock) }
             return report(try client.request("POST", "/api/v1/buttons/\(name)/\(command)", json: "{}"))
         case "events":
             try invocation.noNames(for: command)
@@ -56,7 +58,7 @@ public enum ClientCommand {
         case "deliveries": return try deliveries(invocation, client)
         case "redeliver": return try redeliver(invocation, client)
         case "tokens": return try tokens(invocation, client)
-        case "token": return try token(invocation, client)
+        case "token": return try token(invocation, client, clock: clock)
         default:
             throw Usage(message: "unknown command '\(command)'")
         }

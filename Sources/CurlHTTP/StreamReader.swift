@@ -22,14 +22,10 @@ public final class StreamReader: Sendable {
         var ended = false
         var failure: HTTPClient.Failure?
 
-        /// Waits (lock held) until `done` or `seconds` pass; false when the time ran out.
+        /// Waits (lock held) until `done` or `seconds` pass; false when the time ran out. A
+        /// client's read timeout, measured by the condition variable (`Condition.wait(seconds:until:)`).
         func wait(seconds: Double, until done: () -> Bool) -> Bool {
-            let deadline = SystemClock.monotonicSeconds() + seconds
-            while !done() {
-                let left = deadline - SystemClock.monotonicSeconds()
-                if left <= 0 || !condition.wait(seconds: left) && !done() { return false }
-            }
-            return true
+            condition.wait(seconds: seconds, until: done)
         }
     }
 

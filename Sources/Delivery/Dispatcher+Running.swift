@@ -35,7 +35,7 @@ extension Dispatcher {
                 condition.wait()
                 continue
             }
-            let now = Self.now()
+            let now = clock.now()
             var wakeAt = now + 60_000
             var starting: [([DeliveryRow], Target)] = []
             while state.running < concurrency {
@@ -100,7 +100,7 @@ extension Dispatcher {
     /// Starts one attempt of each row (through its target's sender, which answers later, from
     /// any thread); a row too old to send ends `expired` without going.
     private func start(_ rows: [DeliveryRow], _ target: Target) {
-        let startedAt = Self.now()
+        let startedAt = clock.now()
         let (policy, kind, destination) = (target.policy, target.sender.kind, target.destination)
         let expired = rows.map { policy.isExpired(createdAt: $0.createdAt, now: startedAt) }
         let sending = zip(rows, expired).filter { !$0.1 }.map(\.0)
@@ -112,7 +112,7 @@ extension Dispatcher {
                 }
                 return sent.next() ?? AttemptResult(outcome: .connect, output: "the \(kind) sender answered no result")
             }
-            let attempts = Self.attempts(rows, all, policy: policy, kind: kind, startedAt: startedAt)
+            let attempts = Self.attempts(rows, all, policy: policy, kind: kind, startedAt: startedAt, finishedAt: clock.now())
             condition.locked {
                 state.ended.append(Ended(attempts: attempts, destination: destination))
                 condition.broadcast()
@@ -123,10 +123,10 @@ extension Dispatcher {
 
     /// What each row is left as after its attempt, as `policy` decides.
     private static func attempts(
-        _ rows: [DeliveryRow], _ results: [AttemptResult], policy: DeliveryPolicy, kind: String, startedAt: Int64
+        _ rows: [DeliveryRow], _ results: [AttemptResult], policy: DeliveryPolicy, kind: String, startedAt: Int64,
+        finishedAt: Int64
     ) -> [Attempt] {
-        let finishedAt = Self.now()
-        return zip(rows, results).map { row, result in
+        zip(rows, results).map { row, result in
             var result = result
             if result.outcome != .expired { result.durationMs = finishedAt - startedAt }
             let number = row.attempts + 1
@@ -151,7 +151,7 @@ extension Dispatcher {
             let result = attempt.result
             return result.outcome == .timeout || result.outcome == .connect || result.durationMs >= DestinationSlots.slowAttemptMs
         }
-        state.slots.release(destination, slow: slow, now: Self.now())
+        state.slots.release(destination, slow: slow, now: clock.now())
         if state.stopping { condition.broadcast() }
         guard let handler = attempts.last?.delivery.handler, let last = attempts.last?.delivery.id,
             state.queues[handler]?.inFlight == last

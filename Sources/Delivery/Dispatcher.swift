@@ -63,6 +63,9 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     private let store: any DeliveryStore
+    /// What every schedule, expiry and attempt's time is read from; a test's own clock moves
+    /// them (and `wake` has the thread look at it again).
+    public let clock: Clock
     /// Makes the handlers' senders.
     let senders: HandlerSenders
     /// Attempts in flight at most, of every kind.
@@ -79,13 +82,14 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     let abandoned = Atomic<Bool>(false)
 
     public init(
-        store: any DeliveryStore, concurrency: Int = 16, perDestination: Int? = nil, userAgent: String, retention: Int = 100_000,
-        retryScale: Double = 1
+        store: any DeliveryStore, clock: Clock, concurrency: Int = 16, perDestination: Int? = nil, userAgent: String,
+        retention: Int = 100_000, retryScale: Double = 1
     ) {
         self.store = store
+        self.clock = clock
         self.concurrency = concurrency
         state = State(slots: perDestination.map { DestinationSlots(limit: $0) } ?? DestinationSlots(workers: concurrency))
-        senders = HandlerSenders(userAgent: userAgent)
+        senders = HandlerSenders(userAgent: userAgent, clock: clock)
         self.retryScale = retryScale
         log = DeliveryLog(store: store, retention: retention)
     }
@@ -140,7 +144,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
 
     /// Makes every pending delivery of `id` due now (a broker that is back).
     public func retryNow(_ id: String) {
-        let now = Self.now()
+        let now = clock.now()
         condition.locked {
             guard let queue = state.queues[id] else { return }
             for row in Array(queue.pending) where row.nextAttemptAt > now {
@@ -278,7 +282,8 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         startThread(name: "buttond.dispatch") { [self] in run(onAttempt: onAttempt) }
     }
 
-    /// New work may be due: the dispatcher looks now rather than at the next planned time.
+    /// New work may be due (or a test moved the clock): the dispatcher looks now rather than at
+    /// the next planned time.
     public func wake() {
         condition.locked { condition.broadcast() }
     }
@@ -292,8 +297,13 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         condition.lock()
         state.stopping = true
         condition.broadcast()
-        let deadline = Self.now() + Int64(seconds * 1000)
-        while state.running > 0 && Self.now() < deadline { _ = condition.wait(seconds: Double(deadline - Self.now()) / 1000) }
+        // Measured on the monotonic clock; a wait that runs out ends it, so a clock that stands
+        // still (a test's) still lets the stop end after `seconds`.
+        let deadline = clock.monotonic() + seconds
+        while state.running > 0 {
+            let left = deadline - clock.monotonic()
+            guard left > 0, condition.wait(seconds: left) else { break }
+        }
         state.stopped = true
         condition.broadcast()
         condition.unlock()
@@ -301,6 +311,4 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         log.stop()
         senders.stop()
     }
-
-    static func now() -> Int64 { SystemClock.wallMilliseconds() }
 }

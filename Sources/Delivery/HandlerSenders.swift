@@ -1,5 +1,6 @@
 import Outbox
 import CurlHTTP
+import Platform
 import ThreadSupport
 
 /// Makes the sender of each handler, from what the senders of one dispatcher share: the one
@@ -9,11 +10,17 @@ import ThreadSupport
 final class HandlerSenders: Sendable {
     let http = HTTPLoop(name: "buttond.http")
     let userAgent: String
+    /// The dispatcher's: webhooks' timestamps, scripts' timeouts and durations.
+    let clock: Clock
     /// What scripts run and leave behind, stopped with the dispatcher.
-    let scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs)
+    let scripts: ScriptGroups
     private let rulesBox = Locked(DestinationRules())
 
-    init(userAgent: String) { self.userAgent = userAgent }
+    init(userAgent: String, clock: Clock) {
+        self.userAgent = userAgent
+        self.clock = clock
+        scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs, clock: clock)
+    }
 
     /// Where webhooks and OSC messages may go, asked at every attempt.
     var rules: DestinationRules {
@@ -27,7 +34,7 @@ final class HandlerSenders: Sendable {
         let rules: @Sendable () -> DestinationRules = { [rulesBox] in rulesBox.withLock { $0 } }
         switch action {
         case .webhook(let webhook):
-            return WebhookSender(webhook: webhook, key: key, userAgent: userAgent, http: http, rules: rules)
+            return WebhookSender(webhook: webhook, key: key, userAgent: userAgent, http: http, rules: rules, clock: clock)
         case .script(let script):
             guard let scriptsDirectory else { return nil }
             return ScriptSender(script: script, directory: scriptsDirectory, groups: scripts)

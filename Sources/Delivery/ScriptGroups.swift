@@ -13,6 +13,8 @@ import ThreadSupport
 /// within the grace to be hit by mistake.
 public final class ScriptGroups: @unchecked Sendable {  // every `var` is guarded by `condition`
     public let graceMs: Int64
+    /// The monotonic clock the graces (and the scripts' timeouts, `ScriptRunner`) are measured on.
+    public let clock: Clock
     private let condition = Condition()
     /// Groups whose script is running.
     private var running: Set<pid_t> = []
@@ -21,9 +23,12 @@ public final class ScriptGroups: @unchecked Sendable {  // every `var` is guarde
     private var reaping = false
     private var closing = false
 
-    public init(graceMs: Int64 = 2000) { self.graceMs = graceMs }
+    public init(graceMs: Int64 = 2000, clock: Clock) {
+        self.graceMs = graceMs
+        self.clock = clock
+    }
 
-    private static func now() -> Int64 { SystemClock.monotonicMilliseconds() }
+    private func now() -> Int64 { clock.monotonicMilliseconds() }
 
     /// A script was started, leading the group `pid`. After `stopAll` it is killed at once.
     func started(_ pid: pid_t) {
@@ -41,7 +46,7 @@ public final class ScriptGroups: @unchecked Sendable {  // every `var` is guarde
             defer { condition.broadcast() }
             let left = termSentAt == nil ? kill(-pid, SIGTERM) == 0 : kill(-pid, 0) == 0
             guard left else { return }  // the usual case: the script took its children with it
-            lingering[pid] = closing ? Self.now() : (termSentAt ?? Self.now()) + graceMs
+            lingering[pid] = closing ? now() : (termSentAt ?? now()) + graceMs
             if !reaping {
                 reaping = true
                 startThread(name: "buttond.reap") { [self] in reap() }
@@ -54,7 +59,7 @@ public final class ScriptGroups: @unchecked Sendable {  // every `var` is guarde
     private func reap() {
         condition.lock()
         while !lingering.isEmpty {
-            let now = Self.now()
+            let now = now()
             for (group, killAt) in lingering where killAt <= now || kill(-group, 0) != 0 {
                 if killAt <= now { kill(-group, SIGKILL) }
                 lingering[group] = nil
@@ -73,9 +78,11 @@ public final class ScriptGroups: @unchecked Sendable {  // every `var` is guarde
         condition.lock()
         closing = true
         for group in running.union(lingering.keys) { kill(-group, SIGTERM) }
-        let deadline = Self.now() + graceMs
-        while !(running.isEmpty && lingering.isEmpty) && Self.now() < deadline {
-            _ = condition.wait(seconds: Double(deadline - Self.now()) / 1000)
+        // A wait that runs out ends it, so a clock that stands still (a test's) still ends
+        // the grace.
+        let deadline = now() + graceMs
+        while !(running.isEmpty && lingering.isEmpty) && now() < deadline {
+            guard condition.wait(seconds: Double(deadline - now()) / 1000) else { break }
         }
         for group in running.union(lingering.keys) { kill(-group, SIGKILL) }
         lingering = [:]

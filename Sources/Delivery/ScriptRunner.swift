@@ -27,8 +27,6 @@ public enum ScriptRunner {
         ]
     }
 
-    private static func monotonicMs() -> Int64 { SystemClock.monotonicMilliseconds() }
-
     public static func run(
         _ script: ScriptAction, in directory: String, arguments: [String], environment: [String], stdin input: [UInt8],
         groups: ScriptGroups
@@ -47,9 +45,10 @@ public enum ScriptRunner {
         case .failure(let failure): return failed(failure.message(script.name))
         }
         groups.started(child.pid)
-        let started = monotonicMs()
+        let clock = groups.clock
+        let started = clock.monotonicMilliseconds()
         child.feed(input)
-        let ending = child.watch(timeoutMs: Int64(script.timeoutMs), started: started)
+        let ending = child.watch(timeoutMs: Int64(script.timeoutMs), started: started, clock: clock)
         groups.ended(child.pid, termSentAt: ending.termSentAt)
 
         var result: AttemptResult
@@ -63,7 +62,7 @@ public enum ScriptRunner {
         } else {
             result = AttemptResult(outcome: .signal, exitCode: Int(status & 0x7f), output: output)
         }
-        result.durationMs = monotonicMs() - started
+        result.durationMs = clock.monotonicMilliseconds() - started
         return Finished(result: result, stdout: ending.stdout, stderr: ending.stderr)
     }
 
@@ -164,7 +163,7 @@ public enum ScriptRunner {
         /// `timeoutMs`, SIGTERM to the group and SIGKILL `killGraceMs` later if it is still
         /// there. The rest of its group is left to `ScriptGroups` (a script that wants a daemon
         /// must setsid it away).
-        func watch(timeoutMs: Int64, started: Int64) -> Ending {
+        func watch(timeoutMs: Int64, started: Int64, clock: Clock) -> Ending {
             var ending = Ending()
             var open: [Int32] = [stdout, stderr]
             var exitedAt: Int64?
@@ -172,7 +171,7 @@ public enum ScriptRunner {
             var killed = false
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
-                let now = monotonicMs()
+                let now = clock.monotonicMilliseconds()
                 if exitedAt == nil, waitpid(pid, &ending.status, WNOHANG) == pid { exitedAt = now }
                 if let exitedAt, open.isEmpty || now - exitedAt > 100 { break }
                 if termSentAt == nil, now - started >= timeoutMs {

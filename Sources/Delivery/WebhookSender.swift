@@ -14,6 +14,8 @@ struct WebhookSender: DeliverySender {
     let userAgent: String
     let http: HTTPLoop
     let rules: @Sendable () -> DestinationRules
+    /// The `webhook-timestamp` and a `Retry-After` date's wait are read from it.
+    let clock: Clock
     let kind = "webhook"
     var destination: String { DestinationSlots.destination(webhook: webhook.url) }
 
@@ -21,12 +23,14 @@ struct WebhookSender: DeliverySender {
     static let connectTimeoutMs = 3000
 
     func send(_ rows: [DeliveryRow], done: @escaping @Sendable ([AttemptResult]) -> Void) {
-        let timeoutMs = webhook.timeoutMs
-        http.send(request(rows[0])) { answer in done([Self.result(answer, timeoutMs: timeoutMs)]) }
+        let (timeoutMs, clock) = (webhook.timeoutMs, clock)
+        http.send(request(rows[0])) { answer in done([Self.result(answer, timeoutMs: timeoutMs, now: clock.now())]) }
     }
 
-    /// One attempt of `delivery`: its payload (signed), header values filled from its event.
-    func request(_ delivery: DeliveryRow, now: Int64 = SystemClock.wallMilliseconds() / 1000) -> HTTPRequest {
+    /// One attempt of `delivery`: its payload (signed, at `now` in epoch seconds: the clock's
+    /// unless given), header values filled from its event.
+    func request(_ delivery: DeliveryRow, now given: Int64? = nil) -> HTTPRequest {
+        let now = given ?? clock.now() / 1000
         let fields = Placeholders(delivery.event)
         let body = webhook.method == "GET" ? nil : delivery.payload
         let lines = Self.headers(webhook, key: key, id: delivery.publicID, body: body ?? [], fields: fields, userAgent: userAgent, now: now)
@@ -59,14 +63,15 @@ struct WebhookSender: DeliverySender {
         return configured + standard.filter { !given.contains($0.0.lowercased()) }
     }
 
-    /// What the answer (or its absence) means for the delivery.
-    static func result(_ answer: Result<HTTPClient.Reply, HTTPClient.Failure>, timeoutMs: Int64) -> AttemptResult {
+    /// What the answer (or its absence) means for the delivery; `now` (epoch ms) is when it
+    /// came, what a `Retry-After` date is a wait from.
+    static func result(_ answer: Result<HTTPClient.Reply, HTTPClient.Failure>, timeoutMs: Int64, now: Int64) -> AttemptResult {
         switch answer {
         case .success(let reply):
             let output = AttemptResult.text(reply.body)
             if (200..<300).contains(reply.status) { return AttemptResult(outcome: .ok, statusCode: reply.status, output: output) }
             let retryAfter = reply.header("retry-after").flatMap {
-                RetryAfter.seconds($0, nowMilliseconds: SystemClock.wallMilliseconds())
+                RetryAfter.seconds($0, nowMilliseconds: now)
             }
             return AttemptResult(outcome: .httpStatus, statusCode: reply.status, output: output, retryAfterSeconds: retryAfter)
         case .failure(let failure):

@@ -21,10 +21,13 @@ public struct Logger: Sendable {
 
     public var level: Level
     public var format: Format
+    /// What each line's time is read from.
+    public let clock: Clock
 
-    public init(level: Level = .info, format: Format = .logfmt) {
+    public init(level: Level = .info, format: Format = .logfmt, clock: Clock) {
         self.level = level
         self.format = format
+        self.clock = clock
     }
 
     /// `force` prints even below the level (the one-time generated-token announcement). The
@@ -43,7 +46,7 @@ public struct Logger: Sendable {
     /// request's line is written this way, without first making a list of its fields.
     public func log(_ level: Level, _ message: String, force: Bool = false, gathered: Bool = false, fields: (inout LogLine) -> Void) {
         guard level >= self.level || force else { return }
-        var line = LogLine(format: format, level: level, message: message)
+        var line = LogLine(format: format, at: clock.now(), level: level, message: message)
         fields(&line)
         let bytes = line.finished()
         if gathered { LogOutput.standardError.gather(bytes) } else { LogOutput.standardError.write(bytes) }

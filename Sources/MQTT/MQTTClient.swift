@@ -72,6 +72,8 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
     }
 
     public let options: Options
+    /// What the waits for the broker (acknowledgements, back-off, a stop) are measured on.
+    public let clock: Clock
     /// nil when libmosquitto refused the settings; `configurationError` says why.
     let handle: OpaquePointer?
     let configurationError: String?
@@ -90,9 +92,10 @@ public final class MQTTClient: @unchecked Sendable {  // mutable state only unde
     /// Whether the client is connected, without waiting for a publish in progress.
     public var isConnected: Bool { connectedNow.load(ordering: .acquiring) }
 
-    public init(options: Options) {
+    public init(options: Options, clock: Clock) {
         _ = mosquittoLibraryReady
         self.options = options
+        self.clock = clock
         var error: String?
         handle = mosquitto_new(options.clientID.isEmpty ? nil : options.clientID, true, nil)
         if let handle {
@@ -269,4 +272,7 @@ func describe(_ rc: Int32, errno savedErrno: Int32 = errno) -> String {
     return String(cString: mosquitto_strerror(rc))
 }
 
-func monotonicSeconds() -> Double { SystemClock.monotonicSeconds() }
+extension MQTTClient {
+    /// Seconds on the client's monotonic clock.
+    func monotonicSeconds() -> Double { clock.monotonic() }
+}

@@ -2,7 +2,6 @@ import CMicroHTTPD
 import CMicroHTTPDShims
 import FoundationEssentials
 import Platform
-import Dispatch
 
 // libmicrohttpd's callbacks. They live in this library file, not in main.swift, so they are
 // not main-actor isolated: libmicrohttpd calls them on its own threads.
@@ -21,7 +20,10 @@ final class RequestContext {
     var http11 = false
     /// An origin allowed by `--allow-origin` that its answer names (CORS).
     var crossOrigin: String?
-    let start = DispatchTime.now().uptimeNanoseconds
+    /// When the request began, in seconds on the server's monotonic clock.
+    let start: Double
+
+    init(start: Double) { self.start = start }
 }
 
 private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: String) -> String? {
@@ -105,7 +107,7 @@ private func answer(
     }
     context.answered = true
     let result = queue(response, on: connection, context: context, server: server)
-    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.start) / 1e9
+    let elapsed = server.clock.monotonic() - context.start
     server.record(
         RequestRecord(
             method: method, path: path, route: route, status: response.status, durationSeconds: elapsed,
@@ -185,7 +187,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
 
     guard let opaque = requestContext.pointee, !isURIMarker(opaque) else {
         let marker = requestContext.pointee
-        let context = RequestContext()
+        let context = RequestContext(start: server.clock.monotonic())
         context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         if let refusal = server.connectionRefusal(connection) ?? marker.map({ uriRefusal($0, server: server) })
@@ -270,7 +272,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
     let configuration = server.configuration
     if let refusal = configuration.gate.refusal(
         host: request.headers["host"], origin: request.headers["origin"], boundHost: configuration.host,
-        tls: configuration.tls != nil)
+        tls: configuration.tls != nil, clock: server.clock)
     {
         var response = refusal.response
         // A misdirected request (RFC 9110 §15.5.20) is retried on another connection: nothing

@@ -64,7 +64,7 @@ public struct ConnectionRefusal: Sendable {
 final class RefusalThrottle: Sendable {
     private let lastLogged = Locked<[String: Double]>([:])
 
-    func shouldLog(_ address: String, now: Double = SystemClock.monotonicSeconds()) -> Bool {
+    func shouldLog(_ address: String, now: Double) -> Bool {
         lastLogged.withLock { seen in
             if let last = seen[address], now - last < 1 { return false }
             // Forget what is over a second old before the table grows past a few thousand.
@@ -87,7 +87,7 @@ extension HTTPServer {
         onConnectionRefused?(
             ConnectionRefusal(
                 address: address, reason: perAddress ? .perAddress : .total, limit: limit,
-                shouldLog: refusalThrottle.shouldLog(address)))
+                shouldLog: refusalThrottle.shouldLog(address, now: clock.monotonic())))
         let message =
             perAddress
             ? "too many connections from \(address) (at most \(limit)): close one, or retry later"

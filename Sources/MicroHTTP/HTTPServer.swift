@@ -10,6 +10,8 @@ import Synchronization
 /// An HTTP server on libmicrohttpd: poll worker threads call `Router` handlers synchronously.
 public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
+    /// What request durations, the drain at stop and the refusal log's throttle are measured on.
+    public let clock: Clock
     let router: any RequestRouting
     let onRequest: (@Sendable (RequestRecord) -> Void)?
     /// Told of each connection answered 503 for being over a connection limit.
@@ -33,11 +35,12 @@ public final class HTTPServer: Sendable {
     private let watchGroups = Locked<[WatchGroup]>([])
 
     public init(
-        configuration: ServerConfiguration, router: some RequestRouting, streams: StreamHub? = nil,
+        configuration: ServerConfiguration, clock: Clock, router: some RequestRouting, streams: StreamHub? = nil,
         onRequest: (@Sendable (RequestRecord) -> Void)? = nil,
         onConnectionRefused: (@Sendable (ConnectionRefusal) -> Void)? = nil
     ) {
         self.configuration = configuration
+        self.clock = clock
         self.router = router
         self.onRequest = onRequest
         self.onConnectionRefused = onConnectionRefused
@@ -208,8 +211,8 @@ public final class HTTPServer: Sendable {
         streams.finishAll()
         // Every request that has begun is read and answered (each answer now closes its
         // connection); libmicrohttpd must not stop with a connection suspended either.
-        let drained = SystemClock.monotonicSeconds() + configuration.drainSeconds
-        while (pendingCount.load(ordering: .sequentiallyConsistent) > 0 || requestsUnderWay > 0) && SystemClock.monotonicSeconds() < drained {
+        let drained = clock.monotonic() + configuration.drainSeconds
+        while (pendingCount.load(ordering: .sequentiallyConsistent) > 0 || requestsUnderWay > 0) && clock.monotonic() < drained {
             usleep(2_000)
         }
     }
@@ -221,8 +224,8 @@ public final class HTTPServer: Sendable {
             defer { d = nil }
             return d
         })?.pointer else { return }
-        let answered = SystemClock.monotonicSeconds() + max(0, 10 - configuration.drainSeconds)
-        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && SystemClock.monotonicSeconds() < answered { usleep(1_000) }
+        let answered = clock.monotonic() + max(0, 10 - configuration.drainSeconds)
+        while pendingCount.load(ordering: .sequentiallyConsistent) > 0 && clock.monotonic() < answered { usleep(1_000) }
         MHD_stop_daemon(running)
         for handle in retired.withLock({ list in defer { list = [] }; return list }) { MHD_stop_daemon(handle.pointer) }
     }

@@ -16,14 +16,15 @@ public struct RequestGate: Sendable {
 
     public init() {}
 
-    /// The refusal for a request, or nil when it may go on.
-    func refusal(host: String?, origin: String?, boundHost: String, tls: Bool) -> HTTPError? {
+    /// The refusal for a request, or nil when it may go on (`clock`: when this machine's
+    /// addresses were last read).
+    func refusal(host: String?, origin: String?, boundHost: String, tls: Bool, clock: Clock) -> HTTPError? {
         guard enabled else { return nil }
         if let host, !Self.isLoopback(host: host), !Self.isHostAndPort(host) {
             return HTTPError(
                 421, code: "host_refused", message: "the Host header is not a host[:port]: '\(host)'")
         }
-        if let host, !Self.isLoopback(host: host), !answers(to: Self.name(ofHost: host), boundHost: boundHost) {
+        if let host, !Self.isLoopback(host: host), !answers(to: Self.name(ofHost: host), boundHost: boundHost, clock: clock) {
             return HTTPError(
                 421, code: "host_refused",
                 message: "this server does not answer to the host '\(host)': start it with --allow-host NAME (or --public-url URL) to allow it")
@@ -55,11 +56,11 @@ public struct RequestGate: Sendable {
     ]
 
     /// Whether `name` (lower-cased, no port, IPv6 without brackets) is one this server answers to.
-    func answers(to name: String, boundHost: String) -> Bool {
+    func answers(to name: String, boundHost: String, clock: Clock) -> Bool {
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
         if let address = IPAddress(name) {
             if address.isLoopback || address == IPAddress(boundHost) { return true }
-            return LocalNames.shared.has(address)
+            return LocalNames.shared.has(address, clock: clock)
         }
         if name == boundHost.lowercased() || LocalNames.shared.names.contains(name) { return true }
         return allowedHosts.contains { allowed in
@@ -165,10 +166,10 @@ final class LocalNames: Sendable {
     }
 
     /// Whether `address` is one of this machine's; the list is read again when it is not in it.
-    func has(_ address: IPAddress) -> Bool {
+    func has(_ address: IPAddress, clock: Clock) -> Bool {
         known.withLock { known in
             if known.addresses.contains(address) { return true }
-            let now = SystemClock.monotonicSeconds()
+            let now = clock.monotonic()
             guard now - known.readAt >= 1 else { return false }
             known = (IPAddress.interfaceAddresses(), now)
             return known.addresses.contains(address)

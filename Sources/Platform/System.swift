@@ -1,5 +1,6 @@
 // The one file that names the C library; every other file imports Platform. What the code
-// needs of the OS beyond plain calls (clocks, writing a whole buffer) is here too.
+// needs of the OS beyond plain calls (writing a whole buffer, limits, signals) is here too;
+// the OS clocks are read by `Clock.system` (Clock.swift).
 
 #if canImport(Glibc)
 @_exported import Glibc
@@ -8,39 +9,6 @@
 #elseif canImport(Darwin)
 @_exported import Darwin
 #endif
-
-/// The OS's clocks.
-public enum SystemClock {
-    /// Seconds on the monotonic clock (for timeouts and deadlines; not a date).
-    public static func monotonicSeconds() -> Double {
-        let time = read(CLOCK_MONOTONIC)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    /// Milliseconds on the monotonic clock.
-    public static func monotonicMilliseconds() -> Int64 {
-        let time = read(CLOCK_MONOTONIC)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
-
-    /// Now, in Unix epoch milliseconds.
-    public static func wallMilliseconds() -> Int64 {
-        let time = read(CLOCK_REALTIME)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
-
-    /// Now, in Unix epoch milliseconds with their fraction.
-    public static func preciseWallMilliseconds() -> Double {
-        let time = read(CLOCK_REALTIME)
-        return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000
-    }
-
-    private static func read(_ clock: clockid_t) -> timespec {
-        var time = timespec()
-        clock_gettime(clock, &time)
-        return time
-    }
-}
 
 /// Writes all of `bytes` to `fd` (retrying short writes); gives up quietly when the
 /// descriptor is gone. Returns whether everything was written.

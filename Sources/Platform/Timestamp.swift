@@ -57,12 +57,6 @@ package enum Timestamp {
         put(secondOfDay % 60, width: 2, at: 17, then: UInt8(ascii: "."))
         put(ms, width: 3, at: 20, then: UInt8(ascii: "Z"))
     }
-
-    /// Now, in Unix epoch milliseconds with their fraction.
-    package static func preciseNow() -> Double { SystemClock.preciseWallMilliseconds() }
-
-    /// Now, in Unix epoch milliseconds.
-    package static func now() -> Int64 { SystemClock.wallMilliseconds() }
 }
 
 /// The text of the last second `Timestamp` wrote through it (`YYYY-MM-DDTHH:MM:SS.`), so

@@ -36,11 +36,28 @@ public final class Condition: @unchecked Sendable {  // the pthread objects are 
     /// Waits (lock held) at most `seconds`; false when the time ran out.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
+        var deadline = Self.deadline(in: seconds)
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
+    /// Waits (lock held) until `done` holds, at most `seconds` in all however often it is
+    /// woken; false when the time ran out first. The deadline is the condition variable's own
+    /// (the OS monotonic clock `pthread_cond_timedwait` measures): a bounded wait of a thread,
+    /// not a time the program reads, so it needs no `Clock` (a blocking client's read timeout).
+    public func wait(seconds: Double, until done: () -> Bool) -> Bool {
+        var deadline = Self.deadline(in: seconds)
+        while !done() {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { return done() }
+        }
+        return true
+    }
+
+    /// `seconds` from now on the condition variable's clock, as `pthread_cond_timedwait` takes it.
+    private static func deadline(in seconds: Double) -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
-        var deadline = timespec(tv_sec: Int(total), tv_nsec: Int((total - Double(Int(total))) * 1e9))
-        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+        return timespec(tv_sec: Int(total), tv_nsec: Int((total - Double(Int(total))) * 1e9))
     }
 
     public func signal() { pthread_cond_signal(condition) }

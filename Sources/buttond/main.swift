@@ -33,7 +33,7 @@ case "serve":
     ProcessSignals.block(signals)
     let app: ButtonServerApp
     do {
-        app = try ButtonServerApp(options: options)
+        app = try ButtonServerApp(options: options, clock: .system)
         try app.start()
     } catch {
         writeAll(2, ("buttond: \(error)\n".utf8))
@@ -48,5 +48,5 @@ case "serve":
         }
     }
 default:
-    exit(ClientCommand.run(command: command, arguments: rest))
+    exit(ClientCommand.run(command: command, arguments: rest, clock: .system))
 }

@@ -12,7 +12,7 @@ final class RegistryFixture {
     let registry: Registry
 
     init(buttons: [String] = [], sheets: [String] = []) throws {
-        store = try ButtonStore(directory: directory)
+        store = try ButtonStore(directory: directory, clock: .system)
         registry = Registry(store: store, maxButtons: 100)
         for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: parse(json))) }
         for json in sheets { _ = try registry.createSheet(try SheetDefinition.create(from: parse(json))) }

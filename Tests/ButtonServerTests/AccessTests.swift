@@ -162,13 +162,13 @@ struct AccessTests {
     @Test func anExpiredTokensStreamEnds() throws {
         let (server, _, _) = try Self.server()
         defer { server.stop() }
-        let expiresAt = SystemClock.wallMilliseconds() + 3000
+        let expiresAt = Clock.system.now() + 3000
         let reader = try Self.token(server, #"{"name": "brief", "role": "read", "expiresAt": \#(expiresAt)}"#)
         let stream = try reader.stream("/api/v1/events/stream")
         #expect(stream.status == 200)
         #expect(try server.post("/api/v1/buttons/lobby-door/press").status == 200)
         #expect(try stream.nextEvent().data.contains("lobby-door"))
-        while SystemClock.wallMilliseconds() < expiresAt + 300 { usleep(50_000) }
+        while Clock.system.now() < expiresAt + 300 { usleep(50_000) }
         let lastBefore = try server.client.get("/api/v1/events?limit=1").json["events"]?.array.last?["seq"]?.int ?? 0
         #expect(try server.post("/api/v1/buttons/lobby-door/press").status == 200)
         var ended = false

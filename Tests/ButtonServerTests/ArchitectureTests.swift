@@ -167,4 +167,34 @@ import TestSupport
         }
         #expect(found.isEmpty, "Date() in the sources: \(found)")
     }
+
+    /// One clock, handed down: Platform's `Clock` reads the OS (`Clock.system`), and only the
+    /// composition roots name it (`main.swift`, which gives it to the server and the CLI's
+    /// commands; `ButtonServerApp` and its parts, the CLI's entry point); every other part
+    /// reads the time from the clock it was given, so a test can hand it one it moves. The
+    /// OS clocks' old names (`SystemClock`) are gone.
+    @Test func theOSClockIsNamedOnlyByTheCompositionRoots() throws {
+        let roots: Set<String> = [
+            "Sources/buttond/main.swift", "Sources/ButtonServer/ButtonServerApp.swift",
+            "Sources/ButtonServer/ButtonServerApp+Parts.swift", "Sources/ButtondCLI/ClientCommand.swift",
+        ]
+        let pattern = #"\bSystemClock\b|\bClock\s*\.\s*system\b|(^|[^\w.)\]?!])\.system\b"#
+        let found = try Self.sources().filter { !$0.path.hasPrefix("Sources/Platform/") && !roots.contains($0.path) }.flatMap { file in
+            Self.codeLines(file.text, matching: pattern).map { "\(file.path): \($0)" }
+        }
+        #expect(found.isEmpty, "the OS clock named outside Platform and the composition roots: \(found)")
+        for line in ["let now = SystemClock.wallMilliseconds()", "Dispatcher(store: s, clock: .system)", "let c = Clock.system"] {
+            #expect(!Self.codeLines(line, matching: pattern).isEmpty, "\(line)")
+        }
+        for line in ["let c = clock.now()", "let k = options.system", "// Clock.system in a comment"] {
+            #expect(Self.codeLines(line, matching: pattern).isEmpty, "\(line)")
+        }
+        // Nor is the OS read past it: only Platform reads the clocks, and ThreadSupport's
+        // condition variable its own (the deadline `pthread_cond_timedwait` takes).
+        let reads = #"\bclock_gettime\b|\bgettimeofday\b|\bDispatchTime\s*\.\s*now\b|\b(Continuous|Suspending)Clock\b"#
+        let read = try Self.sources().filter { !$0.path.hasPrefix("Sources/Platform/") && $0.path != "Sources/ThreadSupport/Condition.swift" }
+            .flatMap { file in Self.codeLines(file.text, matching: reads).map { "\(file.path): \($0)" } }
+        #expect(read.isEmpty, "an OS clock read outside Platform: \(read)")
+        #expect(!Self.codeLines("let start = DispatchTime.now().uptimeNanoseconds", matching: reads).isEmpty)
+    }
 }

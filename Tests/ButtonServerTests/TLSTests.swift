@@ -97,7 +97,7 @@ struct TLSTests {
         options.tlsKey = key.map { dir + $0 }
         options.tlsKeyPassword = password
         do {
-            _ = try ButtonServerApp(options: options)
+            _ = try ButtonServerApp(options: options, clock: .system)
             Issue.record("started with \(cert) and \(key ?? "no key")")
         } catch {
             #expect(error.description.contains(message), "\(error.description)")

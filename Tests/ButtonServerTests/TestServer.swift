@@ -35,13 +35,13 @@ final class TestServer: Sendable {
     static func open(_ options: ServeOptions) throws -> ButtonServerApp {
         for _ in 0..<20 {
             do {
-                return try ButtonServerApp(options: options)
+                return try ButtonServerApp(options: options, clock: .system)
             } catch {
                 guard error.description.contains("another buttond is using") else { throw error }
                 usleep(100_000)
             }
         }
-        return try ButtonServerApp(options: options)
+        return try ButtonServerApp(options: options, clock: .system)
     }
 
     func stop() { app.stop() }

@@ -38,7 +38,7 @@ import Testing
             try makeOldDatabase(
                 in: base, version: 14,
                 filling: "INSERT INTO events (seq, id, type, button, sheet, t, json) VALUES " + rows.joined(separator: ", "))
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
             let read = try store.events(after: 0, limit: 100, button: nil)

@@ -114,7 +114,7 @@ import Testing
 
     @Test func concurrentCallersAreSerialized() async throws {
         try await withTemporaryDirectoryAsync { base in
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<8 {

@@ -112,7 +112,7 @@ import Testing
             #expect(try store.events(after: 0, limit: 1_000_000, button: nil).count == 0)
             #expect(try store.lastSeq() == 10)
             store.close()
-            let reopened = try ButtonStore(directory: directory)
+            let reopened = try ButtonStore(directory: directory, clock: .system)
             defer { reopened.close() }
             #expect(try reopened.lastSeq() == 10)
             try reopened.commit(events: [event(11)], states: [], deliveries: [])

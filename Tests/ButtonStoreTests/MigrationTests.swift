@@ -24,7 +24,7 @@ import Testing
                         ('h1', 'button:door', 0, '{"id":"h1","button":"door","on":["tap","long-press"],"enabled":true,"webhook":{"url":"http://x/h","headers":{"A":"b"},"timeoutMs":2000,"maxAttempts":3,"expireAfterMs":60000}}', 'whsec_k', 1),
                         ('h2', 'sheet:s', 1, '{"id":"h2","sheet":"s","on":["select"],"option":"go","enabled":false,"script":{"name":"run.sh","args":["{button}","x"],"timeoutMs":5000,"maxAttempts":1}}', NULL, 0);
                     """)
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
             var hook = WebhookAction(url: "http://x/h")
@@ -72,7 +72,7 @@ import Testing
                     INSERT INTO events VALUES (2, 'evt_2', 'select', NULL, 'panel', 2000, '{}');
                     INSERT INTO events VALUES (3, 'evt_3', 'tap', 'door', NULL, 3000, '{}');
                     """)
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
             let indexes = try store.withReader { connection throws(StoreError) in

@@ -8,7 +8,7 @@ import Testing
     @Test func createsTheDirectory0700AndTheDatabase0600() throws {
         try withTemporaryDirectory { base in
             let directory = base + "/nested/data"
-            let store = try ButtonStore(directory: directory)
+            let store = try ButtonStore(directory: directory, clock: .system)
             defer { store.close() }
             let files = FileManager.default
             let dirMode = try #require(files.attributesOfItem(atPath: directory)[.posixPermissions] as? Int)
@@ -29,7 +29,7 @@ import Testing
         try withTemporaryDirectory { base in
             let path = base + "/" + ButtonStore.fileName
             #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             store.close()
             let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
             #expect(mode == 0o600)
@@ -45,7 +45,7 @@ import Testing
 
     @Test func reopeningKeepsEverythingAndSeqContinues() throws {
         try withTemporaryDirectory { base in
-            let first = try ButtonStore(directory: base)
+            let first = try ButtonStore(directory: base, clock: .system)
             try first.upsertButton(id: "door", config: #"{"label":"Door"}"#)
             try first.upsertSheet(id: "s1", config: #"{"title":"T"}"#)
             try first.upsertHandler(storedHandler("h1", owner: "button:door", secret: "whsec_x"))
@@ -54,7 +54,7 @@ import Testing
                 deliveries: [deliveryRow(1, eventSeq: 2)])
             first.close()
 
-            let second = try ButtonStore(directory: base)
+            let second = try ButtonStore(directory: base, clock: .system)
             defer { second.close() }
             #expect(
                 try second.loadButtons() == [
@@ -75,7 +75,7 @@ import Testing
             let path = base + "/" + ButtonStore.fileName
             let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
             try garbage.write(to: URL(fileURLWithPath: path))
-            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base, clock: .system) }
             #expect(error?.description.contains(path) == true)
             #expect(error?.description.contains("not a usable SQLite database") == true)
         }
@@ -85,7 +85,7 @@ import Testing
     /// open, pointing to `buttond check`, instead of starting and failing later on a read.
     @Test func damagedPagesRefuseTheOpenNamingButtondCheck() throws {
         try withTemporaryDirectory { base in
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             for batch in 0..<20 {
                 let events = (1...1000).map { event(Int64(batch * 1000 + $0), button: "b\($0 % 50)") }
                 try store.commit(events: events, states: [], deliveries: [])
@@ -94,7 +94,7 @@ import Testing
             let path = base + "/" + ButtonStore.fileName
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the close copied the log into the file")
             #expect(overwriteMiddlePage(of: path) > 100)
-            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base, clock: .system) }
             #expect(error?.description.contains("\(path) is damaged") == true, "\(error?.description ?? "")")
             #expect(error?.description.contains("`buttond check --data-dir \(base)`") == true)
             #expect((try? ButtonStore.check(directory: base)) != ["ok"])
@@ -105,7 +105,7 @@ import Testing
         try withTemporaryDirectory { base in
             let path = base + "/" + ButtonStore.fileName
             try Data("this is not sqlite".utf8).write(to: URL(fileURLWithPath: path))
-            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base) }
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: base, clock: .system) }
             #expect(error?.description.contains(path) == true)
         }
     }
@@ -114,7 +114,7 @@ import Testing
         try withTemporaryDirectory { base in
             let file = base + "/plain"
             #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: file + "/data") }
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: file + "/data", clock: .system) }
             #expect(error?.description.contains(file + "/data") == true)
             #expect(error?.description.contains("not a directory") == true)
         }
@@ -124,7 +124,7 @@ import Testing
         try withTemporaryDirectory { base in
             let file = base + "/plain"
             #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-            #expect(throws: StoreError.self) { try ButtonStore(directory: file) }
+            #expect(throws: StoreError.self) { try ButtonStore(directory: file, clock: .system) }
         }
     }
 
@@ -135,7 +135,7 @@ import Testing
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o500])
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory) }
-            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: directory) }
+            let error = #expect(throws: StoreError.self) { try ButtonStore(directory: directory, clock: .system) }
             #expect(error?.description.contains(directory) == true)
         }
     }

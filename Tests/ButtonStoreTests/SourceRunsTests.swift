@@ -56,11 +56,11 @@ import Testing
     @Test func aTailTheWriterDidNotSeeIsIndexedFromTheLog() throws {
         try withTemporaryDirectory { base in
             do {
-                let first = try ButtonStore(directory: base)
+                let first = try ButtonStore(directory: base, clock: .system)
                 try first.commit(events: [event(1), event(2)], states: [], deliveries: [])
                 first.close()
             }
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             try store.commit(events: [event(3), event(4)], states: [], deliveries: [], indexSources: true)
             let entries = try store.withReader { connection throws(StoreError) in
@@ -83,7 +83,7 @@ import Testing
                     INSERT INTO event_sources (source, seq) VALUES ('door', 1), ('panel', 2), ('door', 3);
                     UPDATE meta SET value = 3 WHERE key = 'sources_through';
                     """)
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
             #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 3, 4])
@@ -122,11 +122,11 @@ import Testing
     @Test func retentionAfterAnOpenDeletesByTheSourcesTheIndexHolds() throws {
         try withTemporaryDirectory { base in
             do {
-                let first = try ButtonStore(directory: base)
+                let first = try ButtonStore(directory: base, clock: .system)
                 try first.commit(events: (1...30).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], indexSources: true)
                 first.close()
             }
-            let store = try ButtonStore(directory: base)
+            let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             try store.indexSources()
             #expect(store.sourceIndex.withLock { $0.indexed.sources(through: 10) } == ["b0", "b1", "b2"])

@@ -19,7 +19,7 @@ func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
 func withStore<R>(_ body: (ButtonStore, String) throws -> R) throws -> R {
     try withTemporaryDirectory { base in
         let directory = base + "/data"
-        let store = try ButtonStore(directory: directory)
+        let store = try ButtonStore(directory: directory, clock: .system)
         defer { store.close() }
         return try body(store, directory)
     }

@@ -41,7 +41,7 @@ struct SequencerTests {
 
         init(buttons: [String]) throws {
             let directory = NSTemporaryDirectory() + "buttons-tests-\(UUID().uuidString)"
-            store = try ButtonStore(directory: directory)
+            store = try ButtonStore(directory: directory, clock: .system)
             let registry = Registry(store: store, maxButtons: 100)
             for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)))) }
             let log = try EventLog(store: store, retention: 10_000)

@@ -41,7 +41,7 @@ final class EchoServer: Sendable {
         configuration.host = host
         configuration.port = 0
         configuration.heartbeatSeconds = heartbeatSeconds
-        let server = HTTPServer(configuration: configuration, router: router)
+        let server = HTTPServer(configuration: configuration, clock: .system, router: router)
         opened.hub.withLock { $0 = server.streams }
         try server.start()
         self.server = server

@@ -72,46 +72,62 @@ struct DispatcherTests {
         #expect(shared.allSatisfy { $0.sent.count == 1 })
     }
 
+    /// On a clock the test moves, so the schedule is checked to the millisecond and no test
+    /// waits for it: each retry's time is the policy's (1 s, then 5 s, ± 20 %), nothing goes a
+    /// millisecond before it, and it goes when the clock reaches it.
     @Test func retriesComeWhenThePolicySays() throws {
-        let harness = try DispatcherHarness()
-        // Fails twice, then succeeds; the schedule (1 s, 5 s) is shrunk to a tenth.
-        let sender = FakeSender(destination: "d") { row in
+        let time = ManualClock()
+        let harness = try DispatcherHarness(clock: time)
+        // Fails twice, then succeeds.
+        let sender = FakeSender(destination: "d", clock: time.clock) { row in
             row.attempts < 2 ? AttemptResult(outcome: .connect, output: "refused") : AttemptResult(outcome: .ok, statusCode: 200)
         }
-        harness.dispatcher.setSender(sender, id: "h", policy: DeliveryPolicy(maxAttempts: 5, retryScale: 0.1))
+        harness.dispatcher.setSender(sender, id: "h", policy: DeliveryPolicy(maxAttempts: 5))
         let id = try harness.add(1, to: "h")[0]
-        #expect(eventually { sender.sent.count == 3 && harness.dispatcher.depth == 0 })
-        let times = sender.sent.map(\.atMs)
-        #expect(sender.sent.map(\.attempt) == [1, 2, 3])
-        // ± 20 % jitter, and a little for the thread to wake.
-        #expect((80...180).contains(times[1] - times[0]), "first retry after \(times[1] - times[0]) ms")
-        #expect((400...700).contains(times[2] - times[1]), "second retry after \(times[2] - times[1]) ms")
-        let decisions = harness.decisions(id)
-        #expect(decisions.count == 3)
-        #expect(decisions.last == .finish(.ok))
-        // Each retry went no earlier than the time it was given.
-        for (decision, next) in zip(decisions, times.dropFirst()) {
-            guard case .retry(let at) = decision else {
-                Issue.record("expected a retry, got \(decision)")
-                continue
+        for (failed, schedule) in [(1, 800...1200), (2, 4000...6000)] as [(Int, ClosedRange<Int64>)] {
+            #expect(eventually { harness.decisions(id).count == failed })
+            guard case .retry(let at)? = harness.decisions(id).last, let last = sender.sent.last else {
+                Issue.record("expected a retry after attempt \(failed), got \(harness.decisions(id))")
+                return
             }
-            #expect(next >= at)
+            #expect(schedule.contains(at - last.atMs), "retry \(failed) due \(at - last.atMs) ms after the attempt")
+            time.advance(to: at - 1)
+            harness.dispatcher.wake()
+            usleep(50_000)
+            #expect(sender.sent.count == failed, "retry \(failed) went before it was due")
+            time.advance(to: at)
+            harness.dispatcher.wake()
+            #expect(eventually { sender.sent.count == failed + 1 })
+            #expect(sender.sent.last?.atMs == at)
         }
+        #expect(eventually { harness.decisions(id).count == 3 && harness.dispatcher.depth == 0 })
+        #expect(sender.sent.map(\.attempt) == [1, 2, 3])
+        #expect(harness.decisions(id).last == .finish(.ok))
     }
 
+    /// A 429's `Retry-After` is the wait, to the millisecond on a clock the test moves, with
+    /// no jitter (the schedule's first wait would be 1 s ± 20 %).
     @Test func retryAfterOfA429IsTheWait() throws {
-        let harness = try DispatcherHarness()
-        let sender = FakeSender(destination: "d") { row in
+        let time = ManualClock()
+        let harness = try DispatcherHarness(clock: time)
+        let sender = FakeSender(destination: "d", clock: time.clock) { row in
             row.attempts == 0
                 ? AttemptResult(outcome: .httpStatus, statusCode: 429, retryAfterSeconds: 3) : AttemptResult(outcome: .ok, statusCode: 200)
         }
-        harness.dispatcher.setSender(sender, id: "h", policy: DeliveryPolicy(maxAttempts: 3, retryScale: 0.1))
-        try harness.add(1, to: "h")
+        harness.dispatcher.setSender(sender, id: "h", policy: DeliveryPolicy(maxAttempts: 3))
+        let id = try harness.add(1, to: "h")[0]
+        #expect(eventually { harness.decisions(id).count == 1 })
+        let first = time.now
+        #expect(harness.decisions(id) == [.retry(at: first + 3000)])
+        time.advance(2999)
+        harness.dispatcher.wake()
+        usleep(50_000)
+        #expect(sender.sent.count == 1, "retried before the Retry-After wait was over")
+        time.advance(1)
+        harness.dispatcher.wake()
         #expect(eventually { sender.sent.count == 2 })
-        let times = sender.sent.map(\.atMs)
-        // 3 s × 0.1, no jitter: not before 300 ms (the schedule's first wait would be 100 ms ±
-        // 20), and well short of the unscaled 3 s; a busy host may be late, never early.
-        #expect((300..<1500).contains(times[1] - times[0]), "retried after \(times[1] - times[0]) ms")
+        #expect(sender.sent.map(\.atMs) == [first, first + 3000])
+        #expect(eventually { harness.decisions(id) == [.retry(at: first + 3000), .finish(.ok)] })
     }
 
     @Test func a410DisablesTheHandlerAndItsOtherDeliveriesWait() throws {

@@ -3,6 +3,7 @@ import ButtonStore
 import Delivery
 import Foundation
 import Testing
+import TestSupport
 import ThreadSupport
 
 /// A sender that sends nothing: it notes every attempt (which row, when, how many it has in
@@ -19,6 +20,8 @@ final class FakeSender: DeliverySender, @unchecked Sendable {  // every `var` is
     let destination: String
     let batchLimit: Int
     let delayMs: Int
+    /// What each attempt's time is read from.
+    let clock: Clock
     private let condition = Condition()
     private var holding: Bool
     private var held: [([DeliveryRow], @Sendable ([AttemptResult]) -> Void)] = []
@@ -28,10 +31,11 @@ final class FakeSender: DeliverySender, @unchecked Sendable {  // every `var` is
     private let answer: @Sendable (DeliveryRow) -> AttemptResult
 
     init(
-        destination: String, holding: Bool = false, delayMs: Int = 0, batchLimit: Int = 1,
+        destination: String, holding: Bool = false, delayMs: Int = 0, batchLimit: Int = 1, clock: Clock = .system,
         answer: @escaping @Sendable (DeliveryRow) -> AttemptResult = { _ in AttemptResult(outcome: .ok, statusCode: 200) }
     ) {
         self.destination = destination
+        self.clock = clock
         self.holding = holding
         self.delayMs = delayMs
         self.batchLimit = batchLimit
@@ -39,7 +43,7 @@ final class FakeSender: DeliverySender, @unchecked Sendable {  // every `var` is
     }
 
     func send(_ rows: [DeliveryRow], done: @escaping @Sendable ([AttemptResult]) -> Void) {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = clock.now()
         let hold = condition.locked {
             log += rows.map { Sent(id: $0.id, attempt: $0.attempts + 1, atMs: now) }
             current += 1
@@ -79,21 +83,24 @@ final class FakeSender: DeliverySender, @unchecked Sendable {  // every `var` is
     var mostInFlight: Int { condition.locked { most } }
 }
 
-/// A dispatcher on a store of its own, with fake senders, and what its attempts ended as.
+/// A dispatcher on a store of its own, with fake senders, and what its attempts ended as; on
+/// the machine's clock, or on one the test moves.
 final class DispatcherHarness: @unchecked Sendable {  // `decisions` is guarded by `lock`
     let directory: String
+    let clock: Clock
     let store: ButtonStore
     let dispatcher: Dispatcher
     private let lock = Locked<[Int64: [DeliveryPolicy.Decision]]>([:])
     private var nextID: Int64 = 1
 
-    init(concurrency: Int = 16, perDestination: Int? = nil) throws {
+    init(concurrency: Int = 16, perDestination: Int? = nil, clock: ManualClock? = nil) throws {
+        self.clock = clock?.clock ?? .system
         directory = NSTemporaryDirectory() + "dispatcher-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try ButtonStore(directory: directory)
+        store = try ButtonStore(directory: directory, clock: .system)
         let decisions = lock
         dispatcher = Dispatcher(
-            store: store, concurrency: concurrency, perDestination: perDestination, userAgent: "test")
+            store: store, clock: self.clock, concurrency: concurrency, perDestination: perDestination, userAgent: "test")
         dispatcher.start(rules: DestinationRules()) { attempt in
             decisions.withLock { $0[attempt.delivery.id, default: []].append(attempt.decision) }
         }
@@ -108,7 +115,7 @@ final class DispatcherHarness: @unchecked Sendable {  // `decisions` is guarded 
     /// `count` deliveries to `handler`, stored and handed to the dispatcher; their ids.
     @discardableResult
     func add(_ count: Int, to handler: String) throws -> [Int64] {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = clock.now()
         let rows = (0..<count).map { _ in
             defer { nextID += 1 }
             return DeliveryRow(

@@ -18,10 +18,25 @@ struct WebhookSenderTests {
             event: DeliveryEvent(seq: id, id: "evt_\(id)", type: "tap", source: .button("b"), t: 0, json: Array("{\"seq\":\(id)}".utf8)))
     }
 
-    static func sender(_ url: String, timeoutMs: Int64 = 10_000, rules: DestinationRules = DestinationRules(), http: HTTPLoop) -> WebhookSender {
+    static func sender(
+        _ url: String, timeoutMs: Int64 = 10_000, rules: DestinationRules = DestinationRules(), http: HTTPLoop, clock: Clock = .system
+    ) -> WebhookSender {
         var webhook = WebhookAction(url: url)
         webhook.timeoutMs = timeoutMs
-        return WebhookSender(webhook: webhook, key: Array(repeating: 7, count: 32), userAgent: "test", http: http, rules: { rules })
+        return WebhookSender(
+            webhook: webhook, key: Array(repeating: 7, count: 32), userAgent: "test", http: http, rules: { rules }, clock: clock)
+    }
+
+    /// The time a webhook is signed at and a `Retry-After` date is a wait from are the
+    /// sender's clock's, not the machine's.
+    @Test func timesAreTheSendersClocks() throws {
+        let http = HTTPLoop(name: "test.http")
+        let clock = Clock { 1_700_000_000_123 }
+        let request = Self.sender("http://127.0.0.1:9/x", http: http, clock: clock).request(Self.row(1))
+        #expect(request.headerLines.contains("webhook-timestamp: 1700000000"))
+        let reply = HTTPClient.Reply(status: 503, headers: ["retry-after": "Tue, 14 Nov 2023 22:13:50 GMT"], body: [])
+        let result = WebhookSender.result(.success(reply), timeoutMs: 1000, now: clock.now())
+        #expect(result.retryAfterSeconds == 30)
     }
 
     /// Sends `rows` one attempt each, all at once, and waits for every result.

@@ -21,8 +21,8 @@ import Testing
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("handlers-\(UUID().uuidString)").path
-            store = try ButtonStore(directory: directory)
-            dispatcher = Dispatcher(store: store, userAgent: "test")
+            store = try ButtonStore(directory: directory, clock: .system)
+            dispatcher = Dispatcher(store: store, clock: .system, userAgent: "test")
             ids = DeliveryIDs(after: try store.lastDeliveryID())
             registry = HandlerRegistry(
                 store: store, scriptsDir: nil, dispatcher: dispatcher, ids: ids,

@@ -88,15 +88,16 @@ import Testing
     @Test func linesAtTheLevelAreWrittenInTheFormatAsked() throws {
         let marker = "marker-\(UInt64.random(in: 0...UInt64.max))"
         let lines = try Self.stderrLines(containing: marker) {
-            let logfmt = Logger(level: .warn, format: .logfmt)
+            // Each line's time is the clock's it was given.
+            let logfmt = Logger(level: .warn, format: .logfmt, clock: Clock { 1_700_000_000_123 })
             logfmt.log(.info, "dropped \(marker)")
             logfmt.log(.warn, "kept \(marker)", ["button": "door", "why": "a b"])
             logfmt.log(.debug, "forced \(marker)", force: true)
-            Logger(level: .info, format: .json).log(.error, "json \(marker)", ["n": "1"])
+            Logger(level: .info, format: .json, clock: .system).log(.error, "json \(marker)", ["n": "1"])
         }
         try #require(lines.count == 3, "\(lines)")
-        #expect(lines[0].hasPrefix("ts=") && lines[0].hasSuffix(#"level=warn msg="kept \#(marker)" button=door why="a b""#))
-        #expect(lines[1].contains("level=debug") && lines[1].contains("forced"))
+        #expect(lines[0].hasPrefix("ts=2023-11-14T22:13:20.123Z ") && lines[0].hasSuffix(#"level=warn msg="kept \#(marker)" button=door why="a b""#))
+        #expect(lines[1].hasPrefix("ts=2023-11-14T22:13:20.123Z ") && lines[1].contains("level=debug") && lines[1].contains("forced"))
         #expect(lines[2].hasPrefix(#"{"ts":""#) && lines[2].hasSuffix(#","level":"error","msg":"json \#(marker)","n":"1"}"#))
         #expect(Logger.Level.debug < .info && .info < .warn && .warn < .error)
     }

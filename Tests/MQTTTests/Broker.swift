@@ -142,7 +142,7 @@ final class Broker: @unchecked Sendable {  // used from the test's thread only
         _ name: String, subscribe topic: String? = nil, onConnect: @escaping @Sendable () -> Void = {}
     ) throws -> (client: MQTTClient, inbox: Inbox) {
         let options = self.options(name)
-        let client = MQTTClient(options: options)
+        let client = MQTTClient(options: options, clock: .system)
         let inbox = Inbox()
         client.onMessage { inbox.append($0.topic, $0.payload) }
         client.onConnect(onConnect)

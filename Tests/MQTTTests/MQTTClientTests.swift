@@ -78,7 +78,7 @@ func refusesURL(_ url: String) {
 
 @Test func connectsAndStops() throws {
     let broker = try Broker()
-    let client = MQTTClient(options: broker.options("connect"))
+    let client = MQTTClient(options: broker.options("connect"), clock: .system)
     let connects = Tally()
     let waitedOnNetworkThread = Tally()
     client.onConnect {
@@ -132,7 +132,7 @@ func refusesURL(_ url: String) {
 
 @Test func connectsOnceTheBrokerComesUp() throws {
     let broker = try Broker(start: false)
-    let client = MQTTClient(options: broker.options("early"))
+    let client = MQTTClient(options: broker.options("early"), clock: .system)
     let connects = Tally()
     client.onConnect { connects.add() }
     client.start()
@@ -176,7 +176,7 @@ func refusesURL(_ url: String) {
     let broker = try Broker()
     var options = broker.options("leaving")
     options.will = Message(topic: "buttond/x/status", text: "offline (will)", retain: true)
-    let client = MQTTClient(options: options)
+    let client = MQTTClient(options: options, clock: .system)
     client.onConnect { client.send(Message(topic: "buttond/x/status", text: "online", retain: true)) }
     client.start()
     #expect(eventually { client.connection == .connected })
@@ -197,7 +197,7 @@ func refusesURL(_ url: String) {
     let broker = try Broker(users: ["buttond": "right horse"])
     var wrong = broker.options("wrong")
     (wrong.username, wrong.password) = ("buttond", "battery staple")
-    let refused = MQTTClient(options: wrong)
+    let refused = MQTTClient(options: wrong, clock: .system)
     refused.start()
     defer { refused.stop(final: nil) }
     #expect(eventually { refused.lastError != nil })
@@ -205,13 +205,13 @@ func refusesURL(_ url: String) {
     #expect(refused.connection != .connected)
     var anonymous = broker.options("anonymous")
     anonymous.username = nil
-    let nobody = MQTTClient(options: anonymous)
+    let nobody = MQTTClient(options: anonymous, clock: .system)
     nobody.start()
     defer { nobody.stop(final: nil) }
     #expect(eventually { nobody.lastError != nil })
     var right = broker.options("right")
     (right.username, right.password) = ("buttond", "right horse")
-    let accepted = MQTTClient(options: right)
+    let accepted = MQTTClient(options: right, clock: .system)
     accepted.start()
     defer { accepted.stop(final: nil) }
     #expect(eventually { accepted.connection == .connected }, "\(accepted.lastError ?? "")\n\(broker.log)")
@@ -222,7 +222,7 @@ func refusesURL(_ url: String) {
 @Test func refusesAMissingCAFile() throws {
     var options = try MQTTClient.Options.parse(url: "mqtts://127.0.0.1:1", clientID: "tls")
     options.caFile = "/nonexistent/ca.pem"
-    let client = MQTTClient(options: options)
+    let client = MQTTClient(options: options, clock: .system)
     client.start()
     defer { client.stop(final: nil) }
     #expect(client.connection == .disconnected)
@@ -231,7 +231,7 @@ func refusesURL(_ url: String) {
 
 @Test func stopsPromptlyWhileTheBrokerIsDown() throws {
     let broker = try Broker(start: false)
-    let client = MQTTClient(options: broker.options("down"))
+    let client = MQTTClient(options: broker.options("down"), clock: .system)
     client.start()
     #expect(eventually { client.lastError != nil })
     let begin = Date()
@@ -247,7 +247,7 @@ func refusesURL(_ url: String) {
     let broker = try Broker()
     var options = broker.options("willing")
     options.will = Message(topic: "buttond/x/status", text: "offline", retain: true)
-    let first = MQTTClient(options: options)
+    let first = MQTTClient(options: options, clock: .system)
     first.start()
     defer { first.stop(final: nil) }
     #expect(eventually { first.connection == .connected })
@@ -255,7 +255,7 @@ func refusesURL(_ url: String) {
     defer { watcher.client.stop(final: nil) }
     // A second client with the same id makes the broker drop the first as if it had died.
     options.will = nil
-    let second = MQTTClient(options: options)
+    let second = MQTTClient(options: options, clock: .system)
     second.start()
     defer { second.stop(final: nil) }
     #expect(watcher.inbox.waitFor(topic: "buttond/x/status") == Array("offline".utf8), "\(broker.log)")
@@ -265,7 +265,7 @@ func refusesURL(_ url: String) {
     let broker = try Broker(tls: true)
     var options = try MQTTClient.Options.parse(url: "mqtts://127.0.0.1:\(broker.port)", clientID: "tls-\(UUID().uuidString.prefix(8))")
     options.caFile = broker.certificate
-    let client = MQTTClient(options: options)
+    let client = MQTTClient(options: options, clock: .system)
     client.start()
     defer { client.stop(final: nil) }
     #expect(eventually { client.connection == .connected }, "\(client.lastError ?? "")\n\(broker.log)")
@@ -273,7 +273,7 @@ func refusesURL(_ url: String) {
     // The system's CAs do not know this broker's certificate: refused, and retried.
     options.caFile = nil
     options.clientID += "-untrusting"
-    let untrusting = MQTTClient(options: options)
+    let untrusting = MQTTClient(options: options, clock: .system)
     untrusting.start()
     defer { untrusting.stop(final: nil) }
     #expect(eventually { untrusting.lastError?.contains("certificate verify failed") == true }, "\(untrusting.lastError ?? "")")

@@ -57,7 +57,7 @@ final class LiveServer: Sendable {
         configuration.heartbeatSeconds = heartbeatSeconds
         configuration.maxStreams = maxStreams
         let records = records
-        let server = HTTPServer(configuration: configuration, router: router, onRequest: { record in records.list.withLock { $0.append(record) } })
+        let server = HTTPServer(configuration: configuration, clock: .system, router: router, onRequest: { record in records.list.withLock { $0.append(record) } })
         opened.hub.withLock { $0 = server.streams }
         try server.start()
         self.server = server

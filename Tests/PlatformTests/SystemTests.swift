@@ -1,24 +1,43 @@
 import Foundation
 import Platform
+import Synchronization
 import Testing
 
 /// The OS calls behind Swift names: the clocks go the way time goes, a whole buffer is
 /// written however the kernel splits it, and a timestamp reads as the ISO-8601 a client parses.
 @Suite struct SystemTests {
     @Test func theMonotonicClockNeverGoesBackAndCountsSleeps() {
-        let start = SystemClock.monotonicMilliseconds()
-        let startSeconds = SystemClock.monotonicSeconds()
+        let start = Clock.system.monotonicMilliseconds()
+        let startSeconds = Clock.system.monotonic()
         usleep(50_000)
-        let elapsed = SystemClock.monotonicMilliseconds() - start
+        let elapsed = Clock.system.monotonicMilliseconds() - start
         #expect(elapsed >= 50 && elapsed < 5_000, "\(elapsed) ms")
-        #expect(SystemClock.monotonicSeconds() - startSeconds >= 0.05)
+        #expect(Clock.system.monotonic() - startSeconds >= 0.05)
     }
 
     @Test func theWallClockIsNowSinceTheEpoch() {
         let foundation = Int64(Date().timeIntervalSince1970 * 1000)
-        #expect(abs(SystemClock.wallMilliseconds() - foundation) < 1_000)
-        #expect(abs(SystemClock.preciseWallMilliseconds() - Double(foundation)) < 1_000)
-        #expect(abs(Timestamp.now() - foundation) < 1_000)
+        #expect(abs(Clock.system.now() - foundation) < 1_000)
+        #expect(abs(Clock.system.precise() - Double(foundation)) < 1_000)
+    }
+
+    /// A clock of a test's own: the precise and monotonic readings follow the wall time it
+    /// is given, so moving it moves every deadline measured on it.
+    @Test func aClockOfOnesOwnMovesEveryReading() {
+        final class Time: Sendable { let ms = Atomic<Int64>(5_000) }
+        let time = Time()
+        let clock = Clock { time.ms.load(ordering: .relaxed) }
+        #expect(clock.now() == 5_000)
+        #expect(clock.precise() == 5_000)
+        #expect(clock.monotonic() == 5)
+        #expect(clock.monotonicMilliseconds() == 5_000)
+        time.ms.store(7_250, ordering: .relaxed)
+        #expect(clock.now() == 7_250)
+        #expect(clock.monotonicMilliseconds() == 7_250)
+        let given = Clock(now: { 1 }, precise: { 1.5 }, monotonic: { 42.0 })
+        #expect(given.precise() == 1.5)
+        #expect(given.monotonic() == 42)
+        #expect(given.monotonicMilliseconds() == 42_000)
     }
 
     /// More than a pipe holds (64 KiB on Linux): the writer must go on after short writes.

@@ -23,7 +23,7 @@ import Testing
         configuration.tls = try TLSFiles.load(certificate: files.certificate, key: files.key, password: nil)
         var router = Router()
         router.get("/hello") { _ in .text("hello") }
-        let server = HTTPServer(configuration: configuration, router: router)
+        let server = HTTPServer(configuration: configuration, clock: .system, router: router)
         try server.start()
         defer { server.stop() }
         for host in ["127.0.0.1", "localhost"] {

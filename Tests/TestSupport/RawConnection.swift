@@ -110,9 +110,9 @@ public final class RawConnection: @unchecked Sendable {  // used by one thread a
     public func closedWithin(seconds: Double) -> Bool {
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let deadline = SystemClock.monotonicSeconds() + seconds
+        let deadline = Clock.system.monotonic() + seconds
         var byte: UInt8 = 0
-        while SystemClock.monotonicSeconds() < deadline {
+        while Clock.system.monotonic() < deadline {
             let n = recv(fd, &byte, 1, 0)
             if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
         }

@@ -14,7 +14,7 @@ import ThreadSupport
         var woken = false
     }
 
-    static func seconds() -> Double { SystemClock.monotonicSeconds() }
+    static func seconds() -> Double { Clock.system.monotonic() }
 
     @Test func aSignalWakesTheWaiterWithTrue() {
         let shared = Shared()
@@ -48,6 +48,41 @@ import ThreadSupport
         #expect(!signalled)
         #expect(waited >= seconds * 0.95, "waited \(waited) s of \(seconds)")
         #expect(waited < seconds + 5)
+    }
+
+    /// A wait for a state keeps its one deadline however often it is woken in vain, and ends
+    /// with true as soon as the state holds.
+    @Test func aWaitForAStateKeepsItsDeadlineAcrossWakes() {
+        final class Box: @unchecked Sendable {  // `done` and `stopped` are guarded by `condition`
+            let condition = Condition()
+            var done = false
+            var stopped = false
+        }
+        let box = Box()
+        startThread(name: "waker") {
+            while !box.condition.locked({ () -> Bool in
+                box.condition.broadcast()
+                return box.stopped
+            }) {
+                usleep(5_000)
+            }
+        }
+        let started = Self.seconds()
+        let timedOut = box.condition.locked { box.condition.wait(seconds: 0.2) { box.done } }
+        let waited = Self.seconds() - started
+        #expect(!timedOut)
+        #expect(waited >= 0.19 && waited < 5, "waited \(waited) s of 0.2 while woken every 5 ms")
+        startThread(name: "finisher") {
+            usleep(50_000)
+            box.condition.locked {
+                box.done = true
+                box.condition.broadcast()
+            }
+        }
+        let finished = box.condition.locked { box.condition.wait(seconds: 30) { box.done } }
+        box.condition.locked { box.stopped = true }
+        #expect(finished)
+        #expect(Self.seconds() - started < 10)
     }
 
     @Test func aNegativeOrZeroTimeoutReturnsAtOnce() {

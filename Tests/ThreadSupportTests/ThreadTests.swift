@@ -23,8 +23,8 @@ import ThreadSupport
             }
         }
         seen.condition.locked {
-            let deadline = SystemClock.monotonicSeconds() + 30
-            while seen.name == nil && SystemClock.monotonicSeconds() < deadline { seen.condition.wait(seconds: 1) }
+            let deadline = Clock.system.monotonic() + 30
+            while seen.name == nil && Clock.system.monotonic() < deadline { seen.condition.wait(seconds: 1) }
         }
         return seen
     }

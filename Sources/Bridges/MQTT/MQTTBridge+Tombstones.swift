@@ -16,7 +16,7 @@ extension MQTTBridge {
         }
         let document = JSONValue.array(entries)
         do {
-            try registry.store.saveTombstone(owner: owner, configs: JSONWriter.encode(document), at: SystemClock.wallMilliseconds())
+            try registry.store.saveTombstone(owner: owner, configs: JSONWriter.encode(document), at: clock.now())
         } catch {
             logger.log(.warn, "mqtt could not keep a tombstone", ["owner": owner, "error": error.description])
         }
@@ -26,7 +26,7 @@ extension MQTTBridge {
     /// in this run, and cleared a moment later, so it removes it (it ignores an empty config
     /// for something it has not discovered since it started).
     func replayTombstones() {
-        let since = SystemClock.wallMilliseconds() - Self.tombstoneMs
+        let since = clock.now() - Self.tombstoneMs
         guard let buried = try? registry.store.tombstones(since: since), !buried.isEmpty else { return }
         var replayed: [String] = []
         for (_, document) in buried {

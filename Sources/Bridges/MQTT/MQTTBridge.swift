@@ -25,6 +25,8 @@ package final class MQTTBridge: CommitObserver {
     let registry: Registry
     let dispatcher: Dispatcher
     let logger: Logger
+    /// What tombstones are dated by (and the client's waits measured on).
+    let clock: Clock
     /// The discovery config topics published for each button (`button:<id>`), sheet
     /// (`sheet:<id>`) and the instance (`instance`), so a change or a delete can clear what is
     /// no longer there. Its lock also orders those publications with the sweep's clearing.
@@ -73,14 +75,16 @@ package final class MQTTBridge: CommitObserver {
         }
     }
 
-    package init(configuration: Configuration, registry: Registry, dispatcher: Dispatcher, logger: Logger) throws(MQTTError) {
+    package init(
+        configuration: Configuration, registry: Registry, dispatcher: Dispatcher, logger: Logger, clock: Clock
+    ) throws(MQTTError) {
         let instance = configuration.instance
         var client = try MQTTClient.Options.parse(url: configuration.url, clientID: "buttond-" + instance)
         if let password = configuration.password { client.password = password }
         if let ca = configuration.caFile { client.caFile = ca }
         base = "\(configuration.prefix)/\(instance)"
         client.will = MQTTClient.Message(topic: "\(base)/status", payload: Array("offline".utf8), qos: 1, retain: true)
-        self.client = MQTTClient(options: client)
+        self.client = MQTTClient(options: client, clock: clock)
         self.instance = instance
         url = MQTTBridge.redacted(configuration.url)
         discoveryBox =
@@ -94,6 +98,7 @@ package final class MQTTBridge: CommitObserver {
         self.registry = registry
         self.dispatcher = dispatcher
         self.logger = logger
+        self.clock = clock
     }
 
     /// Connects (in the background; it keeps trying) and starts following the registry.
