@@ -72,11 +72,15 @@ let package = Package(
             dependencies: ["Platform", "Buttons", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "JSON", "Logging", "MQTT", "OSC", "ThreadSupport"],
             swiftSettings: strict
         ),
+        // Config as code: the registry as one document (export, parse, plan, apply).
+        .target(
+            name: "Config", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "Handlers", "Delivery", "JSON", "Logging"],
+            swiftSettings: strict),
         .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
         .target(
             name: "ButtonServer",
             dependencies: [
-                "Platform", "MicroHTTP", "Buttons", "Handlers", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "Bridges",
+                "Platform", "MicroHTTP", "Buttons", "Handlers", "Config", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "Bridges",
                 "TLSCertificates", "Logging", "ThreadSupport", "QRCode",
             ],
             swiftSettings: strict,
@@ -137,8 +141,8 @@ let package = Package(
         .testTarget(
             name: "ButtonServerTests",
             dependencies: [
-                "ButtonServer", "Buttons", "ButtonStore", "Handlers", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI", "OSC",
-                "Bridges", "Delivery",
+                "ButtonServer", "Buttons", "ButtonStore", "Handlers", "Config", "MicroHTTP", "CSQLite", "CurlHTTP", "TestSupport", "ButtondCLI",
+                "OSC", "Bridges", "Delivery",
             ],
             swiftSettings: strict
         ),

@@ -7,6 +7,7 @@ import JSON
 import MicroHTTP
 import ThreadSupport
 import Bridges
+import Config
 import TLSCertificates
 import Logging
 
@@ -92,7 +93,7 @@ extension ButtonServerApp {
                 metrics.rejected(Metrics.rejectionReason(status: record.status))
             }
             guard logger.level <= .info else { return }
-            let duration = milliseconds(micros: Int(record.durationSeconds * 1_000_000))
+            let duration = LogLine.milliseconds(micros: Int(record.durationSeconds * 1_000_000))
             logger.log(.info, "request", gathered: true) { line in
                 line.field("method", record.method)
                 line.field("path", record.path)
@@ -102,53 +103,6 @@ extension ButtonServerApp {
                 line.field("remote", record.remoteAddress)
                 // A named token by its name, never its value; a fixed token by its role.
                 if let principal = record.principal { line.field("token", principal.name) }
-            }
-        }
-    }
-
-    /// A request line's `duration_ms`: `micros` (never negative) as milliseconds with three
-    /// decimals, `12.034`. Written as bytes: interpolating the parts cost a press more than
-    /// the rest of its log line's fields together.
-    static func milliseconds(micros: Int) -> String {
-        let whole = micros / 1000
-        var digits = 1
-        var rest = whole
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
-        return String(unsafeUninitializedCapacity: digits + 4) { text in
-            var value = whole
-            for index in (0..<digits).reversed() {
-                text[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            let fraction = micros % 1000
-            text[digits] = UInt8(ascii: ".")
-            text[digits + 1] = UInt8(ascii: "0") + UInt8(fraction / 100)
-            text[digits + 2] = UInt8(ascii: "0") + UInt8(fraction / 10 % 10)
-            text[digits + 3] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            return digits + 4
-        }
-    }
-
-    /// What a handler's `{label}` reads for an event's button or sheet.
-    static func labels(in registry: Registry) -> @Sendable (ControlEvent) -> EventLabels {
-        { event in
-            switch event.source {
-            case .button(let id):
-                guard let slot = try? registry.button(id) else { return EventLabels() }
-                return slot.locked {
-                    let faces = slot.definition.faces
-                    let face = event.data.face.flatMap { faces.indices.contains(Int($0)) ? faces[Int($0)].label : nil }
-                    return EventLabels(label: slot.definition.label, face: face)
-                }
-            case .sheet(let id):
-                guard let slot = try? registry.sheet(id) else { return EventLabels() }
-                return slot.locked {
-                    let option = slot.definition.options.first { $0.id == event.data.option }?.label
-                    return EventLabels(label: slot.definition.label, option: option)
-                }
             }
         }
     }
@@ -168,8 +122,8 @@ extension ButtonServerApp {
         }
         guard let file = options.configFile else { return }
         try applyConfig(
-            file: file, context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations),
-            maxButtons: options.maxButtons, registry: registry, handlers: handlers, sequencer: sequencer, logger: logger)
+            file: file, context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations), registry: registry,
+            handlers: handlers, sequencer: sequencer, logger: logger)
     }
 
     /// On the broker, with `--mqtt-url`.
@@ -217,27 +171,13 @@ extension ButtonServerApp {
 }
 
 extension ButtonServerApp {
-    /// `--config FILE`, at start and on SIGHUP: read, validated and applied exactly as
-    /// `PUT /api/v1/config` applies a document (the registry becomes the file), its plan logged.
-    /// A file that cannot be read or is invalid changes nothing and says why.
+    /// `--config FILE`, at start and on SIGHUP (`RegistryConfig.apply(file:)`).
     static func applyConfig(
-        file: String, context: Handler.Context, maxButtons: Int, registry: Registry, handlers: HandlerRegistry,
-        sequencer: Sequencer, logger: Logger
+        file: String, context: Handler.Context, registry: Registry, handlers: HandlerRegistry, sequencer: Sequencer, logger: Logger
     ) throws(StartError) {
-        do {
-            let text = try String(contentsOfFile: file, encoding: .utf8)
-            let config = try RegistryConfig.parse(try JSONParser.parse(Array(text.utf8)), context: context, maxButtons: maxButtons)
-            _ = try config.apply(
-                registry: registry, handlers: handlers, sequencer: sequencer, dryRun: false, logger: logger, source: file)
-        } catch let error as ButtonsError {
-            // The words a PUT /api/v1/config would answer with, naming the field.
-            let field = error.details["field"].flatMap { if case .string(let f) = $0 { " (\(f))" } else { nil } } ?? ""
-            throw StartError(description: "invalid --config \(file): \(error.message)\(field)")
-        } catch let error as JSONParser.Failure {
-            throw StartError(description: "invalid --config \(file): not JSON: \(error.description)")
-        } catch {
-            throw StartError(description: "cannot read --config \(file): \(error)")
-        }
+        let failure = RegistryConfig.apply(
+            file: file, context: context, registry: registry, handlers: handlers, sequencer: sequencer, logger: logger, view: .admin)
+        if let failure { throw StartError(description: failure) }
     }
 
     /// SIGHUP: applies `--config` again (a bad file is logged at warn and changes nothing)
@@ -247,7 +187,7 @@ extension ButtonServerApp {
             do throws(StartError) {
                 try Self.applyConfig(
                     file: file, context: Handler.Context(scriptsDir: options.scriptsDir, destinations: destinations.withLock { $0 }),
-                    maxButtons: options.maxButtons, registry: registry, handlers: handlers, sequencer: sequencer, logger: logger)
+                    registry: registry, handlers: handlers, sequencer: sequencer, logger: logger)
             } catch {
                 logger.log(.warn, "the config file was not applied; nothing changed", ["file": file, "error": error.description], force: true)
             }

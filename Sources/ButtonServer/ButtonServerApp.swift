@@ -59,13 +59,12 @@ public final class ButtonServerApp: Sendable {
         // its own route uses, the loop to our own port included.
         destinations = Locked(Self.destinationRules(options, port: options.port, oscPort: options.oscPort))
         let destinations = self.destinations
-        ButtonDefinition.iconNames.withLock { $0 = Self.iconNames(in: options.publicDir + "/icons") }
         var http = options.http
         http.tls = try Self.tls(for: options, logger: logger)
         if let host = options.publicURLHost { http.gate.allowedHosts.append(host) }
         do {
             store = try ButtonStore(directory: options.dataDir, clock: clock)
-            let registry = Registry(store: store, maxButtons: options.maxButtons)
+            let registry = Registry(store: store, maxButtons: options.maxButtons, icons: Self.iconNames(in: options.publicDir + "/icons"))
             self.registry = registry
             // The registry tells the dispatcher of every handler change, so the dispatcher is
             // made first; what an attempt's outcome changes above it (a 410 disables the
@@ -76,7 +75,7 @@ public final class ButtonServerApp: Sendable {
             deliveryIDs = DeliveryIDs(after: try store.lastDeliveryID())
             let handlers = HandlerRegistry(
                 store: store, scriptsDir: options.scriptsDir, dispatcher: dispatcher, ids: deliveryIDs,
-                labels: Self.labels(in: registry))
+                labels: registry.eventLabels)
             self.handlers = handlers
             log = try EventLog(store: store, retention: options.retention)
         } catch {
@@ -281,7 +280,7 @@ struct API: Sendable {
         router.get("/healthz", access: .open) { _, _ in .text("ok") }
         let openAPI = Array(OpenAPIDocument.json.utf8)
         router.get("/api/v1/openapi.json", access: .read()) { _, _ in .json(bytes: openAPI) }
-        router.get("/api/v1/icons", access: .read()) { _, _ in .json(["icons": .array(ButtonDefinition.iconNames.withLock { $0 }.sorted().map { .string($0) })]) }
+        router.get("/api/v1/icons", access: .read()) { _, _ in .json(["icons": .array(registry.icons.sorted().map { .string($0) })]) }
         addRegistryRoutes(to: &router)
         addInputRoutes(to: &router)
         addEventRoutes(to: &router)

@@ -118,84 +118,10 @@ extension API {
         addDeliveryRoutes(to: &router)
     }
 
-    /// The delivery log's filters: `?handler=`, `?kind=`, `?button=` or `?sheet=`, `?status=`
-    /// (a stored or live status, or `failing`: unfinished with at least one failed attempt) and
-    /// the `?before=` cursor.
-    struct LogFilter {
-        enum Status: Equatable {
-            case stored(DeliveryStatus)
-            case failing
-        }
-
-        var status: Status?
-        var before: Int64?
-        /// The handler ids whose deliveries are listed (nil: every one).
-        var handlers: Set<String>?
-        var source: Source?
-
-        static let kinds = ["webhook", "script", "osc", "mqtt"]
-    }
-
-    func logFilter(_ request: Request) throws(ButtonsError) -> LogFilter {
-        var filter = LogFilter()
-        if let name = request.query["status"] {
-            if name == "failing" {
-                filter.status = .failing
-            } else if let known = DeliveryStatus(name: name) {
-                filter.status = .stored(known)
-            } else {
-                let names = (DeliveryStatus.allCases.map(\.name) + ["failing"]).sorted().joined(separator: ", ")
-                throw ButtonsError.invalid("status", "status must be one of \(names)")
-            }
-        }
-        if let cursor = request.query["before"] {
-            guard let id = DeliveryRow.id(publicID: cursor) else {
-                throw ButtonsError.invalid("before", "before must be a delivery id (dlv_…)")
-            }
-            filter.before = id
-        }
-        if let handler = request.query["handler"] { filter.handlers = [handler] }
-        if let list = request.query["kind"] {
-            // One kind or several (`kind=webhook,script,osc`: every handler's, without the
-            // server's own MQTT publishing).
-            let kinds = Set(list.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
-            guard kinds.isSubset(of: LogFilter.kinds) else {
-                throw ButtonsError.invalid(
-                    "kind", "kind must be one or more of \(LogFilter.kinds.joined(separator: ", ")), separated by commas")
-            }
-            var ofKind = Set(handlers.all.filter { kinds.contains($0.kind) }.map(\.id))
-            if kinds.contains("mqtt") { ofKind.insert(MQTTEventSender.targetID) }
-            filter.handlers = filter.handlers.map { $0.intersection(ofKind) } ?? ofKind
-        }
-        switch (request.query["button"], request.query["sheet"]) {
-        case (let button?, nil): filter.source = .button(try Self.sourceName(button, field: "button"))
-        case (nil, let sheet?): filter.source = .sheet(try Self.sourceName(sheet, field: "sheet"))
-        case (nil, nil): break
-        case (_?, _?): throw ButtonsError.invalid("sheet", "give button or sheet, not both: a delivery comes from one")
-        }
-        return filter
-    }
-
-    private static func sourceName(_ name: String, field: String) throws(ButtonsError) -> String {
-        guard Names.isValid(name) else {
-            throw ButtonsError.invalid(field, "\(field) must be a button or sheet id (^[a-z0-9][a-z0-9._-]{0,63}$)")
-        }
-        return name
-    }
-
-    func storedDeliveries(_ filter: LogFilter, status: DeliveryStatus?, limit: Int) throws(ButtonsError) -> [DeliveryRow] {
-        do {
-            return try registry.store.deliveries(
-                handlers: filter.handlers.map { $0.sorted() }, source: filter.source, status: status, attempted: false,
-                before: filter.before, limit: limit)
-        } catch {
-            throw Registry.storageError(error)
-        }
-    }
-
     /// The delivery log: newest first, read beside the writer (unfinished ones from memory).
     func addDeliveryRoutes(to router: inout APIRouter) {
         let api = self
+        let handlers = self.handlers
         let dispatcher = self.dispatcher
         let store = registry.store
         let clock = sequencer.clock
@@ -204,24 +130,8 @@ extension API {
             access: .read()
         ) { request, grant in
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
-            let filter = try api.logFilter(request)
-            let source = filter.source
-            let fromSource = { (row: DeliveryRow) in source.map { row.event.source == $0 } ?? true }
-            let rows: [DeliveryRow]
-            switch filter.status {
-            case .stored(let status)? where status == .pending || status == .inFlight:
-                rows = dispatcher.unfinished(handlers: filter.handlers, before: filter.before, limit: limit) { row, inFlight in
-                    inFlight == (status == .inFlight) && fromSource(row)
-                }
-            case .failing?:
-                rows = dispatcher.unfinished(handlers: filter.handlers, before: filter.before, limit: limit) { row, _ in
-                    row.attempts > 0 && fromSource(row)
-                }
-            case .stored(let status)?:
-                rows = try api.storedDeliveries(filter, status: status, limit: limit)
-            case nil:
-                rows = try api.storedDeliveries(filter, status: nil, limit: limit)
-            }
+            let filter = try DeliveryLogFilter(query: request.query, handlers: handlers, mqttTarget: MQTTEventSender.targetID)
+            let rows = try filter.rows(dispatcher: dispatcher, store: store, limit: limit)
             let viewer = Viewer(grant)
             let shown = rows.filter { api.sees($0, grant) }
             var page: [String: JSONValue] = ["deliveries": .array(shown.map { api.deliveryJSON($0, for: viewer) })]

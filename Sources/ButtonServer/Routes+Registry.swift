@@ -89,7 +89,7 @@ extension API {
         Self.addRoutes(
             for: Collection(
                 path: "/api/v1/buttons",
-                create: { json in try registry.createButton(try ButtonDefinition.create(from: json)) },
+                create: { json in try registry.createButton(try ButtonDefinition.create(from: json, icons: registry.icons)) },
                 find: { id in try registry.button(id) },
                 update: { id, json in _ = try sequencer.update(id, with: json) },
                 delete: { id in

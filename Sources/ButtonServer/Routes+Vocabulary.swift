@@ -20,7 +20,7 @@ extension API {
             "handlerKinds": strings(DeliveryAction.kinds),
             "placeholders": strings(Placeholders.names),
             "numericPlaceholders": strings(Placeholders.names.filter(Placeholders.numeric.contains)),
-            "deliveryKinds": strings(LogFilter.kinds),
+            "deliveryKinds": strings(DeliveryLogFilter.kinds),
             "deliveryStatuses": strings(DeliveryStatus.allCases.map(\.name) + ["failing"]),
         ]
     }

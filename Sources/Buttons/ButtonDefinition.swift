@@ -1,6 +1,5 @@
 import ButtonEngine
 import JSON
-import ThreadSupport
 
 /// A button as the registry knows it: the engine's timing config plus what the panel shows
 /// (label, faces, flip animation, grid place). Parsed from and rendered to the API's JSON.
@@ -41,10 +40,6 @@ package struct ButtonDefinition: Sendable, Equatable {
     /// A name from the panel's icon set (`GET /api/v1/icons`).
     package var icon: String?
 
-    /// The panel's icon names (`public/icons/*.svg`), set once at start; empty: any
-    /// well-formed name is taken.
-    package static let iconNames = Locked<Set<String>>([])
-
     package enum Size: String, CaseIterable, Sendable {
         case one = "1x1", wide = "2x1", tall = "1x2", big = "2x2"
     }
@@ -57,25 +52,29 @@ package struct ButtonDefinition: Sendable, Equatable {
         return color
     }
 
-    /// A new button from a create body (`id` required).
-    package static func create(from json: JSONValue) throws(ButtonsError) -> ButtonDefinition {
+    /// A new button from a create body (`id` required); an `icon` must be one of `icons`, the
+    /// server's icon set (`Registry.icons`; empty: any well-formed name is taken).
+    package static func create(from json: JSONValue, icons: Set<String>) throws(ButtonsError) -> ButtonDefinition {
         var fields = try Fields(json)
         guard let id = try fields.name("id") else { throw ButtonsError.invalid("id", "id is required") }
         var definition = ButtonDefinition(id: id, label: id)
-        try definition.apply(&fields, creating: true)
+        try definition.apply(&fields, creating: true, icons: icons)
         return definition
     }
 
-    /// Applies a PATCH body: only the members given change.
-    package mutating func patch(with json: JSONValue) throws(ButtonsError) {
+    /// A copy with a PATCH body applied (only the members given change); `self` is left as it
+    /// is if the patch is refused.
+    package func patched(with json: JSONValue, icons: Set<String>) throws(ButtonsError) -> ButtonDefinition {
+        var copy = self
         var fields = try Fields(json)
         if let id = try fields.name("id"), id != self.id {
             throw ButtonsError.invalid("id", "a button's id cannot change")
         }
-        try apply(&fields, creating: false)
+        try copy.apply(&fields, creating: false, icons: icons)
+        return copy
     }
 
-    private mutating func apply(_ fields: inout Fields, creating: Bool) throws(ButtonsError) {
+    private mutating func apply(_ fields: inout Fields, creating: Bool, icons: Set<String>) throws(ButtonsError) {
         fields.ignore("state")
         fields.ignore("health")
         if let label = try fields.string("label", maxLength: 64) { self.label = label }
@@ -114,7 +113,7 @@ package struct ButtonDefinition: Sendable, Equatable {
         }
         if fields.has("order") { order = try fields.int("order", in: -1_000_000_000...1_000_000_000) } else { fields.ignore("order") }
         if fields.has("group") { group = try fields.string("group", maxLength: 64) } else { fields.ignore("group") }
-        try applyLook(&fields)
+        try applyLook(&fields, icons: icons)
         try fields.finish()
     }
 
@@ -166,7 +165,7 @@ package struct ButtonDefinition: Sendable, Equatable {
     }
 
     /// `color`, `icon`, `size` and `status`; `null` clears the colour, the icon and the status.
-    package mutating func applyLook(_ fields: inout Fields) throws(ButtonsError) {
+    package mutating func applyLook(_ fields: inout Fields, icons names: Set<String>) throws(ButtonsError) {
         if fields.keys.contains("color") {
             color = try fields.string("color", maxLength: 7)
             if let color, !Self.isHexColor(color) {
@@ -177,7 +176,6 @@ package struct ButtonDefinition: Sendable, Equatable {
         if fields.keys.contains("icon") {
             icon = try fields.string("icon", maxLength: 32)
             if let icon {
-                let names = Self.iconNames.withLock { $0 }
                 let wellFormed = !icon.isEmpty && icon.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
                 guard wellFormed, names.isEmpty || names.contains(icon) else {
                     throw ButtonsError.invalid("icon", "icon must be one of GET /api/v1/icons (\(names.sorted().prefix(8).joined(separator: ", "))…)")

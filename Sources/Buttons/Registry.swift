@@ -16,6 +16,9 @@ package final class Registry: Sendable {
     private let justDisabled = Locked<[String]>([])
     package let store: ButtonStore
     package let maxButtons: Int
+    /// The panel's icon names (`public/icons/*.svg`, read by whoever made the registry): an
+    /// `icon` must be one of them; empty: any well-formed name is taken.
+    package let icons: Set<String>
 
     /// What changed in the registry, once it is stored.
     package enum RegistryChange: Sendable {
@@ -35,9 +38,10 @@ package final class Registry: Sendable {
         for observer in observers.withLock({ $0 }) { observer(change) }
     }
 
-    package init(store: ButtonStore, maxButtons: Int) {
+    package init(store: ButtonStore, maxButtons: Int, icons: Set<String> = []) {
         self.store = store
         self.maxButtons = maxButtons
+        self.icons = icons
         buttons = SlotTable(limit: maxButtons)
     }
 

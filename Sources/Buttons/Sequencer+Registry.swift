@@ -13,7 +13,9 @@ extension Sequencer {
         var released: [ButtonStateChange] = []
         let now = clock.now()
         for stored in try registry.store.loadButtons() {
-            let definition = try Self.definition(in: "buttons", id: stored.id, config: stored.config, ButtonDefinition.create)
+            let definition = try Self.definition(in: "buttons", id: stored.id, config: stored.config) { json throws(ButtonsError) in
+                try ButtonDefinition.create(from: json, icons: registry.icons)
+            }
             let restored = ButtonMachine.restored(
                 config: definition.config, face: stored.face, clock: stored.clock, held: stored.held,
                 tapCount: stored.tapCount, armedUntil: stored.armedUntil, now: now)
@@ -65,7 +67,7 @@ extension Sequencer {
         let (view, disabled) = try exclusive { [registry, clock] () throws(ButtonsError) in
             // A deleted slot has left the registry in the same exclusive job that removed it.
             let slot = try registry.button(id)
-            let definition = try slot.definition.patched(with: json)
+            let definition = try slot.definition.patched(with: json, icons: registry.icons)
             try registry.saveDefinition(definition)
             return slot.locked { () -> (JSONValue, Bool) in
                 let disabling = slot.machine.config.enabled && !definition.config.enabled
@@ -121,5 +123,4 @@ extension Patchable {
     }
 }
 
-extension ButtonDefinition: Patchable {}
 extension SheetDefinition: Patchable {}

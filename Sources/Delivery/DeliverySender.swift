@@ -28,14 +28,16 @@ extension DeliverySender {
 }
 
 /// A sender whose attempt holds its thread (a script to wait for, a broker's
-/// acknowledgement, a name to resolve): each `send` runs on a thread of `DeliveryThreads`.
+/// acknowledgement, a name to resolve): each `send` runs on a thread of its `threads`.
 public protocol BlockingDeliverySender: DeliverySender {
+    /// The pool its sends run on, given by whoever made the sender.
+    var threads: DeliveryThreads { get }
     /// Sends `rows` in order and answers one result for each, in the same order.
     func sendWaiting(_ rows: [DeliveryRow]) -> [AttemptResult]
 }
 
 extension BlockingDeliverySender {
     public func send(_ rows: [DeliveryRow], done: @escaping @Sendable ([AttemptResult]) -> Void) {
-        DeliveryThreads.shared.run { done(sendWaiting(rows)) }
+        threads.run { done(sendWaiting(rows)) }
     }
 }

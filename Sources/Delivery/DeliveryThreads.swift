@@ -4,16 +4,17 @@ import ThreadSupport
 /// ended after a while without work. How many run at once is the dispatcher's to bound
 /// (`--delivery-concurrency`); a script waits for no webhook and no webhook for a script.
 /// Lowered (nice 5) from the thread itself: input comes first, and what a script spawns
-/// inherits it.
+/// inherits it. Each dispatcher's senders share one pool (`HandlerSenders`), the MQTT bridge
+/// has its own: nothing of it is process-wide.
 public final class DeliveryThreads: @unchecked Sendable {  // the fields are guarded by `condition`
-    public static let shared = DeliveryThreads()
-
     private let condition = Condition()
     private var jobs: [@Sendable () -> Void] = []
     private var idle = 0
     private var count = 0
     /// An idle thread ends after this long without work.
     static let idleSeconds = 30.0
+
+    public init() {}
 
     /// Runs `job` on a thread of the pool, at once.
     public func run(_ job: @escaping @Sendable () -> Void) {

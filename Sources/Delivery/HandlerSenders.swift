@@ -1,14 +1,18 @@
 import Outbox
 import CurlHTTP
 import Platform
+import OSC
 import ThreadSupport
 
 /// Makes the sender of each handler, from what the senders of one dispatcher share: the one
-/// `HTTPLoop` every webhook goes out on, the destination rules (known once the server
-/// listens), the user agent, and the process groups scripts leave behind. The one place that
-/// tells the kinds of handler apart.
+/// `HTTPLoop` every webhook goes out on, the threads scripts and OSC messages are sent from,
+/// the OSC sockets and connections, the destination rules (known once the server listens),
+/// the user agent, and the process groups scripts leave behind. The one place that tells the
+/// kinds of handler apart.
 final class HandlerSenders: Sendable {
     let http = HTTPLoop(name: "buttond.http")
+    let threads = DeliveryThreads()
+    let osc = OSCClient()
     let userAgent: String
     /// The dispatcher's: webhooks' timestamps, scripts' timeouts and durations.
     let clock: Clock
@@ -37,9 +41,9 @@ final class HandlerSenders: Sendable {
             return WebhookSender(webhook: webhook, key: key, userAgent: userAgent, http: http, rules: rules, clock: clock)
         case .script(let script):
             guard let scriptsDirectory else { return nil }
-            return ScriptSender(script: script, directory: scriptsDirectory, groups: scripts)
-        case .osc(let osc):
-            return OSCSender(osc: osc, rules: rules)
+            return ScriptSender(script: script, directory: scriptsDirectory, groups: scripts, threads: threads)
+        case .osc(let action):
+            return OSCSender(osc: action, rules: rules, client: osc, threads: threads)
         }
     }
 

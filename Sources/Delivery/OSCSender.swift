@@ -11,6 +11,9 @@ import Platform
 struct OSCSender: BlockingDeliverySender {
     let osc: OSCAction
     let rules: @Sendable () -> DestinationRules
+    /// The sockets and TCP connections of this dispatcher's OSC handlers.
+    let client: OSCClient
+    let threads: DeliveryThreads
     let kind = "osc"
     var destination: String { DestinationSlots.destination(webhook: osc.url) }
 
@@ -32,7 +35,7 @@ struct OSCSender: BlockingDeliverySender {
             return AttemptResult(outcome: .blocked, output: "not sent: the host resolves to \(reason)")
         }
         let host = Self.text(address)
-        switch OSCClient.send(message, transport: destination.transport, host: host, port: destination.port, slip: osc.slip) {
+        switch client.send(message, transport: destination.transport, host: host, port: destination.port, slip: osc.slip) {
         case .success: return AttemptResult(outcome: .ok, output: "sent \(message.address) ,\(message.typeTags) to \(host):\(destination.port)")
         case .failure(let error): return AttemptResult(outcome: .connect, output: error.description)
         }

@@ -1,12 +1,13 @@
 import Outbox
 
 /// Runs a script handler's attempts (`ScriptRunner`: a process of its own, waited for on a
-/// thread of `DeliveryThreads`), its arguments and environment filled from the event.
+/// thread of its `DeliveryThreads`), its arguments and environment filled from the event.
 struct ScriptSender: BlockingDeliverySender {
     let script: ScriptAction
     let directory: String
     /// What scripts leave behind, stopped with the dispatcher.
     let groups: ScriptGroups
+    let threads: DeliveryThreads
     let kind = "script"
     var destination: String { "script:" + script.name }
 

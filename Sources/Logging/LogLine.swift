@@ -8,20 +8,20 @@ public struct LogLine {
     private var bytes: [UInt8] = []
     private let format: Logger.Format
 
-    init(format: Logger.Format, at time: Int64, level: Logger.Level, message: String) {
+    init(format: Logger.Format, at time: Int64, level: Logger.Level, message: String, lineTime: LineTime) {
         self.format = format
         bytes.reserveCapacity(224)
         switch format {
         case .logfmt:
             Logger.append("ts=", to: &bytes)
-            LineTime.append(time, to: &bytes)
+            lineTime.append(time, to: &bytes)
             Logger.append(" level=", to: &bytes)
             Logger.append(level.rawValue, to: &bytes)
             Logger.append(" msg=", to: &bytes)
             Logger.appendQuoted(message, to: &bytes)
         case .json:
             Logger.append(#"{"ts":""#, to: &bytes)
-            LineTime.append(time, to: &bytes)
+            lineTime.append(time, to: &bytes)
             Logger.append(#"","level":""#, to: &bytes)
             Logger.append(level.rawValue, to: &bytes)
             Logger.append(#"","msg":"#, to: &bytes)

@@ -23,6 +23,8 @@ public struct Logger: Sendable {
     public var format: Format
     /// What each line's time is read from.
     public let clock: Clock
+    /// The date of its last line's second, kept for the next (shared by its copies only).
+    private let lineTime = LineTime()
 
     public init(level: Level = .info, format: Format = .logfmt, clock: Clock) {
         self.level = level
@@ -46,7 +48,7 @@ public struct Logger: Sendable {
     /// request's line is written this way, without first making a list of its fields.
     public func log(_ level: Level, _ message: String, force: Bool = false, gathered: Bool = false, fields: (inout LogLine) -> Void) {
         guard level >= self.level || force else { return }
-        var line = LogLine(format: format, at: clock.now(), level: level, message: message)
+        var line = LogLine(format: format, at: clock.now(), level: level, message: message, lineTime: lineTime)
         fields(&line)
         let bytes = line.finished()
         if gathered { LogOutput.standardError.gather(bytes) } else { LogOutput.standardError.write(bytes) }

@@ -13,6 +13,8 @@ public struct RequestGate: Sendable {
     public var allowedOrigins: [String] = []
     /// Off: every Host and Origin passes (only tests of other things turn it off).
     public var enabled = true
+    /// This machine's names and addresses, read by this gate (and its copies) alone.
+    private let localNames = LocalNames()
 
     public init() {}
 
@@ -60,9 +62,9 @@ public struct RequestGate: Sendable {
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
         if let address = IPAddress(name) {
             if address.isLoopback || address == IPAddress(boundHost) { return true }
-            return LocalNames.shared.has(address, clock: clock)
+            return localNames.has(address, clock: clock)
         }
-        if name == boundHost.lowercased() || LocalNames.shared.names.contains(name) { return true }
+        if name == boundHost.lowercased() || localNames.names.contains(name) { return true }
         return allowedHosts.contains { allowed in
             let pattern = allowed.lowercased()
             return pattern.hasPrefix("*.") ? name.hasSuffix(pattern.dropFirst()) : name == pattern
@@ -147,12 +149,10 @@ public struct RequestGate: Sendable {
 /// This machine's names and addresses, read again (at most once a second) when a request names
 /// an address not seen yet: a DHCP lease may change while the server runs.
 final class LocalNames: Sendable {
-    static let shared = LocalNames()
-
     let names: Set<String>
     private let known = Locked<(addresses: Set<IPAddress>, readAt: Double)>(([], -1))
 
-    private init() {
+    init() {
         var buffer = [CChar](repeating: 0, count: 256)
         var names: Set<String> = []
         if gethostname(&buffer, buffer.count) == 0 {

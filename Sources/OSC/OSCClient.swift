@@ -2,8 +2,26 @@ import COSC
 import Platform
 
 /// Sends OSC messages with liblo (`lo_address_new_with_proto`, `lo_send_message`): UDP
-/// datagrams, or TCP, OSC 1.0 framed (a size before each packet) or SLIP (OSC 1.1).
-public enum OSCClient {
+/// datagrams, or TCP, OSC 1.0 framed (a size before each packet) or SLIP (OSC 1.1). Whoever
+/// sends makes one and keeps it (a dispatcher's OSC handlers share one, the OSC feedback has
+/// its own): its sockets and connections are closed with it.
+public final class OSCClient: Sendable {
+    /// The sending sockets (one per family, shared by every thread: a datagram is sent whole).
+    private let datagrams4: Int32
+    private let datagrams6: Int32
+    /// The TCP connections, one per destination.
+    private let streams: OSCStreams
+
+    public init(connectTimeoutSeconds: Double = 5) {
+        datagrams4 = OSCSocket.datagram(family: AF_INET)
+        datagrams6 = OSCSocket.datagram(family: AF_INET6)
+        streams = OSCStreams(connectTimeoutSeconds: connectTimeoutSeconds)
+    }
+
+    deinit {
+        for fd in [datagrams4, datagrams6] where fd >= 0 { close(fd) }
+    }
+
     /// `osc.udp://HOST:PORT` or `osc.tcp://HOST:PORT`, taken apart.
     public struct Destination: Sendable, Equatable {
         public var transport: OSCPeer.Transport
@@ -37,16 +55,16 @@ public enum OSCClient {
 
     /// Sends one message to `host` (an address literal; names are resolved by the caller, who
     /// checks where they point) and `port`. UDP goes out of one socket per address family,
-    /// made once (liblo's address and socket made and closed per message cost ~95 µs of a
+    /// made with the client (liblo's address and socket made and closed per message cost ~95 µs of a
     /// sending thread), done once the datagram is out; TCP goes over the destination's one
     /// kept-open connection (`OSCStreams`), so messages arrive in the order they were sent.
     /// The packet is liblo's serialisation either way (`OSCCodec.encode`).
-    public static func send(
+    public func send(
         _ message: OSCMessage, transport: OSCPeer.Transport, host: String, port: Int, slip: Bool = false
     ) -> Result<Void, OSCError> {
         let packet = OSCCodec.encode(message)
         if transport == .tcp {
-            return OSCStreams.shared.send(packet, host: host, port: port, slip: slip)
+            return streams.send(packet, host: host, port: port, slip: slip)
         }
         guard var address = OSCSocket.address(host: host, port: port), !host.isEmpty else {
             return .failure(OSCError("udp send to \(host):\(port) failed: not an address"))
@@ -61,8 +79,4 @@ public enum OSCClient {
         }
         return .success(())
     }
-
-    /// The sending sockets (one per family, shared by every thread: a datagram is sent whole).
-    private static let datagrams4 = OSCSocket.datagram(family: AF_INET)
-    private static let datagrams6 = OSCSocket.datagram(family: AF_INET6)
 }

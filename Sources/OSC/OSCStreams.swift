@@ -21,9 +21,6 @@ public final class OSCStreams: Sendable {
         var slip: Bool
     }
 
-    /// The streams of one process: every OSC handler shares them.
-    public static let shared = OSCStreams()
-
     public init(connectTimeoutSeconds: Double = 5) {
         connectTimeoutMilliseconds = Int32(connectTimeoutSeconds * 1000)
     }

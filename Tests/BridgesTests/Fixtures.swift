@@ -14,7 +14,7 @@ final class RegistryFixture {
     init(buttons: [String] = [], sheets: [String] = []) throws {
         store = try ButtonStore(directory: directory, clock: .system)
         registry = Registry(store: store, maxButtons: 100)
-        for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: parse(json))) }
+        for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: parse(json), icons: [])) }
         for json in sheets { _ = try registry.createSheet(try SheetDefinition.create(from: parse(json))) }
     }
 

@@ -13,7 +13,7 @@ import Testing
             prefix: "homeassistant", base: "buttond/hall", instance: "hall", commands: commands, configurationURL: "http://hall:8080/")
     }
 
-    static func button(_ json: String) throws -> ButtonDefinition { try ButtonDefinition.create(from: parse(json)) }
+    static func button(_ json: String) throws -> ButtonDefinition { try ButtonDefinition.create(from: parse(json), icons: []) }
 
     /// A toggle with commands is a switch that sets its face; its gestures stay triggers.
     @Test func aToggleWithCommandsIsASwitch() throws {

@@ -21,16 +21,16 @@ import Testing
     }
 
     @Test func aButtonsStateIsSixFeedbackMessages() throws {
-        let definition = try ButtonDefinition.create(from: parse(##"{"id": "lamp", "kind": "toggle", "status": "on air", "color": "#ff8800"}"##))
+        let definition = try ButtonDefinition.create(from: parse(##"{"id": "lamp", "kind": "toggle", "status": "on air", "color": "#ff8800"}"##), icons: [])
         let messages = OSCFeedback.state(of: "lamp", held: true, face: 1, armed: false, definition: definition)
         #expect(messages == [
             OSCMessage("/buttond/button/lamp/held", [.int32(1)]), OSCMessage("/buttond/button/lamp/face", [.int32(1)]),
             OSCMessage("/buttond/button/lamp/status", [.string("on air")]), OSCMessage("/buttond/button/lamp/color", [.string("#ff8800")]),
             OSCMessage("/buttond/button/lamp/armed", [.int32(0)]), OSCMessage("/buttond/button/lamp/enabled", [.int32(1)]),
         ])
-        let plain = OSCFeedback.state(of: "door", held: false, face: 0, armed: false, definition: try ButtonDefinition.create(from: parse(#"{"id": "door"}"#)))
+        let plain = OSCFeedback.state(of: "door", held: false, face: 0, armed: false, definition: try ButtonDefinition.create(from: parse(#"{"id": "door"}"#), icons: []))
         #expect(plain.map(\.arguments) == [[.int32(0)], [.int32(0)], [.string("")], [.string("")], [.int32(0)], [.int32(1)]])
-        let guarded = try ButtonDefinition.create(from: parse(#"{"id": "go", "confirmMs": 3000, "enabled": false}"#))
+        let guarded = try ButtonDefinition.create(from: parse(#"{"id": "go", "confirmMs": 3000, "enabled": false}"#), icons: [])
         let armed = OSCFeedback.state(of: "go", held: false, face: 0, armed: true, definition: guarded)
         #expect(armed.suffix(2) == [
             OSCMessage("/buttond/button/go/armed", [.int32(1)]), OSCMessage("/buttond/button/go/enabled", [.int32(0)]),

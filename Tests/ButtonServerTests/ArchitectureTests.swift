@@ -134,6 +134,47 @@ import TestSupport
         #expect(rows.map(\.allAbove) == [false, true, false])
     }
 
+    /// What makes a static mutable state that every server in the process would share: a
+    /// stored `static var`, a `static let shared`, a `nonisolated(unsafe)` static, and a lock box
+    /// held by a type (`static let x = Locked(…)`). A computed `static var x: T { … }` is fine.
+    static let mutableStatic = [
+        #"\bstatic\s+var\s+\w+\s*(:[^={]*)?(=|$)"#, #"\bstatic\s+let\s+shared\b"#,
+        #"nonisolated\(unsafe\).*\bstatic\b"#, #"\bstatic\b.*nonisolated\(unsafe\)"#,
+        #"\bstatic\s+let\s+\w+\s*(:[^=]*)?=\s*Locked\s*[<(]"#,
+    ]
+
+    /// Nothing process-wide (issue 42): what a server needs is made by the composition root
+    /// and passed down, so two servers in one process share nothing (`TwoServersTests`).
+    @Test func noMutableStatics() throws {
+        let found = try Self.sources().flatMap { file in
+            Self.mutableStatic.flatMap { pattern in Self.codeLines(file.text, matching: pattern).map { "\(file.path): \($0)" } }
+        }
+        #expect(found.isEmpty, "mutable statics in the sources: \(found)")
+        // The patterns catch each kind, and pass what is not state.
+        for caught in [
+            "static var count = 0", "    private static var cache: [String: Int] = [:]", "public static let shared = Pool()",
+            "nonisolated(unsafe) static let buffer = malloc(8)", "package static let names = Locked<Set<String>>([])",
+            "static var pending: [Int]",
+        ] {
+            #expect(Self.mutableStatic.contains { !Self.codeLines(caught, matching: $0).isEmpty }, "not caught: \(caught)")
+        }
+        for passed in [
+            "static var help: String {", "@inlinable package static var width: Int { 24 }", "static let maxBatch = 1000",
+            "static var kind: String { get }", "// static var count = 0",
+        ] {
+            #expect(!Self.mutableStatic.contains { !Self.codeLines(passed, matching: $0).isEmpty }, "caught: \(passed)")
+        }
+    }
+
+    /// `Sources/ButtonServer/` (the HTTP API and the wiring) stays under 2 000 lines: a job that
+    /// grows there belongs in a target of its own (issue 42).
+    @Test func buttonServerStaysUnder2000Lines() throws {
+        let files = try Self.sources().filter { $0.path.hasPrefix("Sources/ButtonServer/") }
+        let lines = files.reduce(0) { $0 + $1.text.utf8.filter { $0 == UInt8(ascii: "\n") }.count }
+        try #require(files.count > 5, "Sources/ButtonServer read as \(files.count) files")
+        #expect(lines < 2000, "Sources/ButtonServer/ has \(lines) lines")
+    }
+
     /// Every Swift file under Sources/, with its path from the repository root.
     static func sources() throws -> [(path: String, text: String)] {
         let root = ServerProcess.repositoryRoot

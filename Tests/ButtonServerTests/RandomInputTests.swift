@@ -1,6 +1,7 @@
 import Handlers
 import Foundation
 import ButtonStore
+import Config
 import MicroHTTP
 import Testing
 import TestSupport
@@ -115,12 +116,12 @@ struct RandomInputTests {
                 unparsed += 1  // the parser's own rejects are tested in JSONTests
                 continue
             }
-            do { _ = try ButtonDefinition.create(from: json) } catch { Self.check(error, bytes, seed: seed) }
+            do { _ = try ButtonDefinition.create(from: json, icons: []) } catch { Self.check(error, bytes, seed: seed) }
             do { _ = try SheetDefinition.create(from: json) } catch { Self.check(error, bytes, seed: seed) }
             do {
                 _ = try Handler.create(from: json, owner: .button("a"), context: .init(scriptsDir: "/nonexistent"))
             } catch { Self.check(error, bytes, seed: seed) }
-            do { _ = try RegistryConfig.parse(json, context: Handler.Context(scriptsDir: nil)) } catch { Self.check(error, bytes, seed: seed) }
+            do { _ = try RegistryConfig.parse(json, context: Handler.Context(scriptsDir: nil), icons: []) } catch { Self.check(error, bytes, seed: seed) }
         }
         // Most byte mutations break the JSON (about 8 % of those inputs parse); the value
         // mutations always parse, so at least two fifths of the inputs reach validation.

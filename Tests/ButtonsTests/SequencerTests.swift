@@ -43,7 +43,7 @@ struct SequencerTests {
             let directory = NSTemporaryDirectory() + "buttons-tests-\(UUID().uuidString)"
             store = try ButtonStore(directory: directory, clock: .system)
             let registry = Registry(store: store, maxButtons: 100)
-            for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)))) }
+            for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)), icons: [])) }
             let log = try EventLog(store: store, retention: 10_000)
             clock = ManualClock()
             commits = Commits()

@@ -41,9 +41,10 @@ import Testing
     /// line (kept) or not (made again): across second boundaries, backwards, and before 1970.
     @Test func lineTimesAreTheTimestampText() {
         let second: Int64 = 1_764_662_400_000
+        let time = LineTime()
         for milliseconds in [second, second + 1, second + 999, second + 1000, second + 500, second - 1, 0, -1, 253_402_300_799_999] {
             var line: [UInt8] = []
-            LineTime.append(milliseconds, to: &line)
+            time.append(milliseconds, to: &line)
             #expect(line == Timestamp.iso8601Bytes(milliseconds: milliseconds), "\(milliseconds)")
         }
     }

@@ -30,10 +30,11 @@ final class Inbox: Sendable {
         let (server, inbox) = try server()
         defer { server.stop() }
         let message = OSCMessage("/a", [.int32(1), .string("x")])
-        #expect(throws: Never.self) { try OSCClient.send(message, transport: .udp, host: "127.0.0.1", port: server.port).get() }
-        #expect(throws: Never.self) { try OSCClient.send(message, transport: .tcp, host: "127.0.0.1", port: server.port).get() }
+        let client = OSCClient()
+        #expect(throws: Never.self) { try client.send(message, transport: .udp, host: "127.0.0.1", port: server.port).get() }
+        #expect(throws: Never.self) { try client.send(message, transport: .tcp, host: "127.0.0.1", port: server.port).get() }
         #expect(throws: Never.self) {
-            try OSCClient.send(message, transport: .tcp, host: "127.0.0.1", port: server.port, slip: true).get()
+            try client.send(message, transport: .tcp, host: "127.0.0.1", port: server.port, slip: true).get()
         }
         #expect(inbox.wait(for: 3) == [message, message, message])
     }
@@ -41,7 +42,7 @@ final class Inbox: Sendable {
     @Test func dropsRefusedSendersAndMalformedPackets() throws {
         let (server, inbox) = try server(allow: { _ in false })
         defer { server.stop() }
-        _ = OSCClient.send(OSCMessage("/a"), transport: .udp, host: "127.0.0.1", port: server.port)
+        _ = OSCClient().send(OSCMessage("/a"), transport: .udp, host: "127.0.0.1", port: server.port)
         let deadline = Date().addingTimeInterval(5)
         while server.counters.refusedPeers < 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(server.counters.refusedPeers == 1)

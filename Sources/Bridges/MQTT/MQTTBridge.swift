@@ -105,7 +105,7 @@ package final class MQTTBridge: CommitObserver {
     package func start(sequencer: Sequencer, retryScale: Double, panelURL: String) {
         discoveryBox?.withLock { $0.configurationURL = panelURL }
         dispatcher.setSender(
-            MQTTEventSender(client: client, base: base), id: MQTTEventSender.targetID,
+            MQTTEventSender(client: client, base: base, threads: DeliveryThreads()), id: MQTTEventSender.targetID,
             policy: DeliveryPolicy(maxAttempts: .max, fixedRetryMs: Int64(1000 * retryScale)))
         client.onConnect { [self] in connected() }
         client.onMessage { [self] message in received(message, commandsTo: sequencer) }
@@ -341,7 +341,7 @@ package final class MQTTBridge: CommitObserver {
                 var fields = try Fields(json)
                 let slot = try registry.button(id)
                 var look = slot.locked { slot.definition }
-                try look.applyLook(&fields)
+                try look.applyLook(&fields, icons: registry.icons)
                 try fields.finish()  // nothing but look fields
                 // A definition change waits for the sequencer to be between batches; the
                 // network thread must not (the sequencer may be publishing state through it).

@@ -28,6 +28,8 @@ package struct MQTTEventSender: BlockingDeliverySender {
 
     let client: MQTTClient
     let base: String
+    /// The bridge's own: a broker that is slow to acknowledge holds none of the handlers'.
+    package let threads: DeliveryThreads
     package let kind = "mqtt"
     package let destination = "sender:mqtt"
     package let batchLimit = 256

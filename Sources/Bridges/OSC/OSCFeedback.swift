@@ -15,6 +15,8 @@ import Synchronization
 package final class OSCFeedback: CommitObserver, Sendable {
     package let targets: [OSCClient.Destination]
     let registry: Registry
+    /// Its own sockets and connections (not the OSC handlers').
+    private let client = OSCClient()
     private let queue = DispatchQueue(label: "buttond.osc.feedback")
     private let sentCount = Atomic<Int>(0)
     private let failedCount = Atomic<Int>(0)
@@ -128,7 +130,7 @@ package final class OSCFeedback: CommitObserver, Sendable {
         queue.async { [self] in
             for target in targets {
                 for message in messages {
-                    switch OSCClient.send(message, transport: target.transport, host: target.host, port: target.port) {
+                    switch client.send(message, transport: target.transport, host: target.host, port: target.port) {
                     case .success: sentCount.add(1, ordering: .relaxed)
                     case .failure: failedCount.add(1, ordering: .relaxed)
                     }

@@ -1,15 +1,15 @@
 import Buttons
 import ButtonEngine
 import Handlers
-import MicroHTTP
+import JSON
 
 /// What importing a config does to the registry (SPEC §3 "Configuration as code"), per kind:
 /// the ids it creates, changes and deletes, and how many it leaves as they are. The same plan
 /// answers a dry run, an import, `--config` at start and SIGHUP, and `buttond config diff`
 /// prints it.
-struct ConfigPlan: Sendable, Equatable {
+package struct ConfigPlan: Sendable, Equatable {
     /// One kind's part of the plan.
-    struct Changes: Sendable, Equatable {
+    package struct Changes: Sendable, Equatable {
         var create: [String] = []
         var change: [String] = []
         var delete: [String] = []
@@ -17,7 +17,7 @@ struct ConfigPlan: Sendable, Equatable {
         /// For each changed id, its changed members: what they were and what they become.
         var details: [String: [String: (from: JSONValue, to: JSONValue)]] = [:]
 
-        static func == (a: Changes, b: Changes) -> Bool {
+        package static func == (a: Changes, b: Changes) -> Bool {
             a.create == b.create && a.change == b.change && a.delete == b.delete && a.unchanged == b.unchanged
         }
 
@@ -75,10 +75,10 @@ struct ConfigPlan: Sendable, Equatable {
 
     var isEmpty: Bool { buttons.isEmpty && sheets.isEmpty && handlers.isEmpty }
 
-    var json: JSONValue { ["buttons": buttons.json, "sheets": sheets.json, "handlers": handlers.json] }
+    package var json: JSONValue { ["buttons": buttons.json, "sheets": sheets.json, "handlers": handlers.json] }
 
     /// The plan's counts, as its one log line gives them.
-    var counts: [(String, String)] {
+    package var counts: [(String, String)] {
         var fields: [(String, String)] = []
         for (kind, changes) in [("buttons", buttons), ("sheets", sheets), ("handlers", handlers)] {
             fields.append((kind + "_created", String(changes.create.count)))
@@ -94,11 +94,11 @@ extension RegistryConfig {
     /// Gives each handler of the document without an id the id of the existing handler it
     /// equals (same owner, events, option and destination), so an import matches it rather
     /// than making a second one; each existing handler is matched at most once.
-    mutating func matchHandlers(to existing: [Handler], given ids: [Bool]) {
+    mutating func matchHandlers(to existing: [Handler], given ids: [Bool], view: HandlerView) {
         var taken = Set(handlers.indices.filter { ids[$0] }.map { handlers[$0].id })
         for index in handlers.indices where !ids[index] {
             let wanted = handlers[index]
-            if let match = existing.first(where: { !taken.contains($0.id) && Self.sameDuty($0, wanted) }) {
+            if let match = existing.first(where: { !taken.contains($0.id) && Self.sameDuty($0, wanted, view: view) }) {
                 handlers[index].id = match.id
                 taken.insert(match.id)
             }
@@ -106,12 +106,12 @@ extension RegistryConfig {
     }
 
     /// The same owner, events, option and destination.
-    static func sameDuty(_ a: Handler, _ b: Handler) -> Bool {
-        a.owner == b.owner && Set(a.on) == Set(b.on) && a.option == b.option && a.target(for: .admin) == b.target(for: .admin)
+    static func sameDuty(_ a: Handler, _ b: Handler, view: HandlerView) -> Bool {
+        a.owner == b.owner && Set(a.on) == Set(b.on) && a.option == b.option && view.target(a) == view.target(b)
     }
 
     /// What applying this document to the registry as it is now would do.
-    func plan(registry: Registry, handlers current: HandlerRegistry) -> ConfigPlan {
+    func plan(registry: Registry, handlers current: HandlerRegistry, view: HandlerView) -> ConfigPlan {
         ConfigPlan(
             buttons: .init(
                 current: registry.buttonSlots().map { slot in (slot.id, slot.locked { slot.definition.json }) },
@@ -120,6 +120,6 @@ extension RegistryConfig {
                 current: registry.sheetSlots.map { slot in (slot.id, slot.locked { slot.definition.json }) },
                 wanted: sheets.map { ($0.id, $0.json) }),
             handlers: .init(
-                current: current.all.map { ($0.id, $0.json) }, wanted: handlers.map { ($0.id, $0.json) }))
+                current: current.all.map { ($0.id, view.json($0)) }, wanted: handlers.map { ($0.id, view.json($0)) }))
     }
 }

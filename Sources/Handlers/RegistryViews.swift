@@ -1,34 +1,35 @@
-import Handlers
 import ButtonEngine
 import ButtonStore
 import Buttons
 import JSON
 
-/// Buttons, sheets and handlers as the API and the stream show them: the definition and live
-/// state, plus the health of the handlers behind a key. Also announces every change on the
-/// event stream (`event: registry`), so open panels follow without a reload.
-struct RegistryViews: Sendable {
-    let registry: Registry
-    let handlers: HandlerRegistry
-    let health: HandlerHealth
-    let publisher: StreamPublisher
+/// Buttons and sheets as the API and the stream show them: the definition and live state,
+/// plus the health of the handlers behind a key (a handler's own view, with what the reader
+/// may see of it, is the API's). Also announces every change on the event stream
+/// (`event: registry`), so open panels follow without a reload.
+package struct RegistryViews: Sendable {
+    package let registry: Registry
+    package let handlers: HandlerRegistry
+    package let health: HandlerHealth
+    package let publisher: StreamPublisher
+
+    package init(registry: Registry, handlers: HandlerRegistry, health: HandlerHealth, publisher: StreamPublisher) {
+        self.registry = registry
+        self.handlers = handlers
+        self.health = health
+        self.publisher = publisher
+    }
 
     /// A button with its state and, when one of its handlers is failing or disabled, `health`.
     /// `definition`, when given, is newer than the slot's (a change being made).
-    func button(_ slot: ButtonSlot, definition newer: ButtonDefinition? = nil) -> JSONValue {
+    package func button(_ slot: ButtonSlot, definition newer: ButtonDefinition? = nil) -> JSONValue {
         let json = slot.locked { (newer ?? slot.definition).json(state: slot.machine.state) }
         return withHealth(json, owner: .button(slot.id))
     }
 
-    func sheet(_ slot: SheetSlot, definition newer: SheetDefinition? = nil) -> JSONValue {
+    package func sheet(_ slot: SheetSlot, definition newer: SheetDefinition? = nil) -> JSONValue {
         let json = slot.locked { (newer ?? slot.definition).json(open: slot.machine.isOpen) }
         return withHealth(json, owner: .sheet(slot.id))
-    }
-
-    func handler(_ handler: Handler, for viewer: Viewer = .admin) -> JSONValue {
-        guard case .object(var object) = handler.json(for: viewer) else { return .null }
-        object["health"] = health.json(handler, disabledReason: handlers.disabledReasons(owner: handler.owner)[handler.id])
-        return .object(object)
     }
 
     private func withHealth(_ json: JSONValue, owner: Source) -> JSONValue {
@@ -41,7 +42,7 @@ struct RegistryViews: Sendable {
 
     /// `event: registry` for a stored change. A stream limited to groups hears of a button or
     /// sheet in its groups only: one moved out of them is a delete there, one moved in a put.
-    func announce(_ change: Registry.RegistryChange) {
+    package func announce(_ change: Registry.RegistryChange) {
         let (kind, id, group, body): (String, String, String?, JSONValue?)
         // `before`: the group a changed one was in (the slot still holds the old definition
         // while its change is announced).
@@ -74,7 +75,7 @@ struct RegistryViews: Sendable {
     }
 
     /// A handler's health changed: its button or sheet is announced again.
-    func announce(owner: Source) {
+    package func announce(owner: Source) {
         switch owner {
         case .button(let id):
             if let slot = try? registry.button(id) { announce(.button(slot.locked { slot.definition })) }

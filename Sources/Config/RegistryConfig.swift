@@ -4,36 +4,37 @@ import Buttons
 import ButtonStore
 import Delivery
 import FoundationEssentials
-import Platform
-import Dispatch
-import MicroHTTP
+import JSON
 import Logging
 
 /// The whole registry as one JSON document (`GET/PUT /api/v1/config`, `--config FILE`):
 /// buttons, sheets and handlers, never secrets.
-struct RegistryConfig {
+package struct RegistryConfig {
     var buttons: [ButtonDefinition] = []
     var sheets: [SheetDefinition] = []
     var handlers: [Handler] = []
     /// Which handlers the document gave an id (the others are matched or made new).
     var handlerHasID: [Bool] = []
 
-    /// For the press token, handlers as `Viewer.press` shows them everywhere else.
-    static func export(
-        registry: Registry, handlers: HandlerRegistry, for viewer: Viewer = .admin,
-        seeing sees: (Source) -> Bool = { _ in true }
+    /// The registry as a document, each handler as `render` shows it (the press token sees
+    /// handlers as it sees them everywhere else), of what `sees` lets the reader see.
+    package static func export(
+        registry: Registry, handlers: HandlerRegistry, render: (Handler) -> JSONValue, seeing sees: (Source) -> Bool = { _ in true }
     ) -> JSONValue {
         [
             "buttons": .array(
                 registry.buttonSlots().filter { sees(.button($0.id)) }.map { slot in slot.locked { slot.definition.json } }),
             "sheets": .array(registry.sheetSlots.filter { sees(.sheet($0.id)) }.map { slot in slot.locked { slot.definition.json } }),
-            "handlers": .array(handlers.all.filter { sees($0.owner) }.map { $0.json(for: viewer) }),
+            "handlers": .array(handlers.all.filter { sees($0.owner) }.map(render)),
         ]
     }
 
-    /// The document read and every item validated; a handler exactly as its own route judges
-    /// it (`Handler.create` with `context`: the scripts directory and the destination rules).
-    static func parse(_ json: JSONValue, context: Handler.Context, maxButtons: Int = .max) throws(ButtonsError) -> RegistryConfig {
+    /// The document read and every item validated: a button's icon against `icons` (the
+    /// registry's set), a handler exactly as its own route judges it (`Handler.create` with
+    /// `context`: the scripts directory and the destination rules).
+    package static func parse(
+        _ json: JSONValue, context: Handler.Context, maxButtons: Int = .max, icons: Set<String>
+    ) throws(ButtonsError) -> RegistryConfig {
         guard case .object = json else {
             throw ButtonsError.invalid("$", "a config is a JSON object with buttons, sheets and handlers")
         }
@@ -51,7 +52,7 @@ struct RegistryConfig {
         }
         for (i, item) in buttons.enumerated() {
             do throws(ButtonsError) {
-                config.buttons.append(try ButtonDefinition.create(from: item))
+                config.buttons.append(try ButtonDefinition.create(from: item, icons: icons))
             } catch {
                 throw Self.prefixed(error, "buttons[\(i)]")
             }
@@ -157,37 +158,19 @@ struct RegistryConfig {
     }
 }
 
-extension API {
-    func addConfigRoutes(to router: inout APIRouter) {
-        let (registry, handlers, maxButtons) = (self.registry, self.handlers, options.maxButtons)
-        let sequencer = self.sequencer
-        let api = self
-        router.get("/api/v1/config", access: .read()) { _, grant in
-            .json(RegistryConfig.export(registry: registry, handlers: handlers, for: Viewer(grant)) { api.sees($0, grant) })
-        }
-        let logger = self.logger
-        router.put("/api/v1/config", query: ["dryRun"], access: .admin(.deployment)) { request, _ in
-            let dryRun = try Self.flag(request, "dryRun")
-            let config = try RegistryConfig.parse(try request.json(maxDepth: 32), context: api.handlerContext(), maxButtons: maxButtons)
-            let (plan, secrets) = try config.apply(
-                registry: registry, handlers: handlers, sequencer: sequencer, dryRun: dryRun, logger: logger, source: "PUT /api/v1/config")
-            return .json(["applied": .bool(!dryRun), "plan": plan.json, "secrets": .object(secrets.mapValues { .string($0) })])
-        }
-    }
-}
-
 extension RegistryConfig {
     /// Plans this document against the registry and, unless `dryRun`, makes the registry the
     /// document in one transaction, between batches; logs the plan's counts either way.
     /// Returns the plan and the secrets of the webhooks it made.
-    func apply(
-        registry: Registry, handlers: HandlerRegistry, sequencer: Sequencer, dryRun: Bool, logger: Logger, source: String
+    package func apply(
+        registry: Registry, handlers: HandlerRegistry, sequencer: Sequencer, dryRun: Bool, logger: Logger, source: String,
+        view: HandlerView
     ) throws(ButtonsError) -> (ConfigPlan, [String: String]) {
         let document = self
         let result = try sequencer.exclusive { () throws(ButtonsError) -> (ConfigPlan, [String: String]) in
             var config = document
-            config.matchHandlers(to: handlers.all, given: config.handlerHasID)
-            let plan = config.plan(registry: registry, handlers: handlers)
+            config.matchHandlers(to: handlers.all, given: config.handlerHasID, view: view)
+            let plan = config.plan(registry: registry, handlers: handlers, view: view)
             if dryRun || plan.isEmpty { return (plan, [:]) }
             return (plan, try config.replace(registry: registry, handlers: handlers))
         }
@@ -196,5 +179,48 @@ extension RegistryConfig {
             for (key, value) in result.0.counts { line.field(key, value) }
         }
         return result
+    }
+}
+
+extension RegistryConfig {
+    /// `--config FILE`, at start and on SIGHUP: read, validated and applied exactly as
+    /// `PUT /api/v1/config` applies a document (the registry becomes the file), its plan logged.
+    /// Nil when applied; else why not, in the words a start or a reload reports (a file that
+    /// cannot be read or is invalid changes nothing).
+    package static func apply(
+        file: String, context: Handler.Context, registry: Registry, handlers: HandlerRegistry, sequencer: Sequencer,
+        logger: Logger, view: HandlerView
+    ) -> String? {
+        do {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let config = try parse(
+                try JSONParser.parse(Array(text.utf8)), context: context, maxButtons: registry.maxButtons, icons: registry.icons)
+            _ = try config.apply(
+                registry: registry, handlers: handlers, sequencer: sequencer, dryRun: false, logger: logger, source: file, view: view)
+            return nil
+        } catch let error as ButtonsError {
+            // The words a PUT /api/v1/config would answer with, naming the field.
+            let field = error.details["field"].flatMap { if case .string(let f) = $0 { " (\(f))" } else { nil } } ?? ""
+            return "invalid --config \(file): \(error.message)\(field)"
+        } catch let error as JSONParser.Failure {
+            return "invalid --config \(file): not JSON: \(error.description)"
+        } catch {
+            return "cannot read --config \(file): \(error)"
+        }
+    }
+}
+
+/// How a config document and its plan show a handler: as the API renders it (`Viewer`, at the
+/// HTTP edge), given in by whoever applies the document.
+package struct HandlerView: Sendable {
+    /// The handler as the admin reads it (never its secret): what the plan compares.
+    var json: @Sendable (Handler) -> JSONValue
+    /// Where its deliveries go (`POST http://host/path`, `script name`): with the owner, the
+    /// events and the option, what makes a handler given without an id the same as one stored.
+    var target: @Sendable (Handler) -> String
+
+    package init(json: @escaping @Sendable (Handler) -> JSONValue, target: @escaping @Sendable (Handler) -> String) {
+        self.json = json
+        self.target = target
     }
 }
