@@ -75,7 +75,7 @@ public struct URLParts: Sendable, Equatable {
     public var head: Substring { text[..<rest.startIndex] }
 
     /// Whether nothing at all follows `://`.
-    public var isEmptyAfterScheme: Bool { head.endIndex == text.endIndex && userInfo == nil && authority.isEmpty }
+    public var isEmptyAfterScheme: Bool { userInfo == nil && authority.isEmpty && rest.isEmpty }
 
     /// The scheme is `http` or `https`, in any case.
     public var isHTTP: Bool {
