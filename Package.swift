@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "Platform"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport", "Platform"], swiftSettings: strict),
-        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "MicroHTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["Platform", "CurlHTTP", "CCurl", "MicroHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MicroHTTPTests", dependencies: ["Platform", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Outbox", "ButtonStore", "Handlers", "MicroHTTP", "CurlHTTP", "ThreadSupport", "TestSupport"], swiftSettings: strict),

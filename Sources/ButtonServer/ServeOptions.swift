@@ -85,14 +85,10 @@ public struct ServeOptions: Sendable {
         return url(host: host == "0.0.0.0" || host == "::" ? Self.hostName() ?? "localhost" : host, port: port)
     }
 
-    /// The host of `publicURL` (an IPv6 address without brackets).
+    /// The host of `publicURL`, lower-cased (an IPv6 address without brackets).
     var publicURLHost: String? {
-        guard let publicURL, let scheme = publicURL.firstRange(of: "://") else { return nil }
-        let authority = publicURL[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            return String(authority[authority.index(after: authority.startIndex)..<close]).lowercased()
-        }
-        return authority.split(separator: ":").first.map { $0.lowercased() }
+        guard let publicURL, let host = URLParts(publicURL)?.host, !host.isEmpty else { return nil }
+        return host.lowercased()
     }
 
     /// This machine's name up to its first dot, if it has one.

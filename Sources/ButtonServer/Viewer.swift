@@ -3,6 +3,7 @@ import Outbox
 import ButtonStore
 import JSON
 import MicroHTTP
+import Platform
 
 /// Who reads a handler or a delivery, and so what of it is shown (SPEC §6 "What the press
 /// token sees of a handler"). Paths, queries, header values, body templates, script arguments
@@ -31,14 +32,7 @@ enum Viewer: Sendable, Equatable {
     /// (host and port) only, then `/***` when anything followed them (path, query, fragment).
     func url(_ url: String) -> String {
         guard self == .press else { return url }
-        guard let separator = url.firstRange(of: "://") else { return "***" }
-        let afterScheme = url[separator.upperBound...]
-        let end = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex
-        var authority = afterScheme[..<end]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let rest = afterScheme[end...]
-        let origin = String(url[..<separator.upperBound]) + String(authority)
-        return origin + (rest.isEmpty || rest == "/" ? "/" : "/***")
+        return URLParts(url)?.originRedacted ?? "***"
     }
 }
 

@@ -1,6 +1,7 @@
 import ButtonServer
 import MicroHTTP
 import Logging
+import Platform
 
 /// `buttond serve`'s flags and their `BUTTOND_*` environment variables, read into the
 /// server's `ServeOptions`.
@@ -49,17 +50,15 @@ extension ServeOptions {
     }
 
     static func publicURL(_ text: String) throws(UsageError) -> String {
-        let lower = text.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8, !text.contains(" ") else {
+        guard let url = URLParts(text), url.isHTTP, text.count > 8, !text.contains(" ") else {
             throw UsageError(description: "--public-url must be an http:// or https:// URL, not '\(text)'")
         }
         return text
     }
 
+    /// A browser's `Origin` is `scheme://host[:port]`: a `/` at the end is forgiven, any other is a path.
     static func origin(_ text: String) throws(UsageError) -> String {
-        let lower = text.lowercased()
-        let rest = lower.drop { $0 != ":" }.dropFirst(3)
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !rest.isEmpty, !rest.dropLast().contains("/") else {
+        guard let url = URLParts(text), url.isHTTP, !url.isEmptyAfterScheme, !url.rest.dropLast().contains("/") else {
             throw UsageError(description: "--allow-origin takes an origin, scheme://host[:port] (as a browser sends it), not '\(text)'")
         }
         return text

@@ -1,4 +1,5 @@
 import Outbox
+import Platform
 
 /// How many attempts each destination has in flight, so that one destination that hangs (a
 /// receiver that never answers, a script that runs into its timeout) cannot hold every
@@ -62,16 +63,11 @@ public struct DestinationSlots: Sendable, Equatable {
     /// hold placeholders.
     public static func destination(webhook url: String) -> String {
         let lower = url.lowercased()
-        guard let separator = lower.firstRange(of: "://") else { return "webhook:" + lower }
-        let scheme = lower[..<separator.lowerBound]
-        var authority = lower[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        // The port follows the last colon, unless that colon is inside an IPv6 literal.
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
-            let port = authority[authority.index(after: colon)...]
-            if !port.isEmpty { return "\(scheme)://\(authority)" }
-            authority = authority[..<colon]
+        guard let parts = URLParts(lower) else { return "webhook:" + lower }
+        guard let port = parts.port, !port.isEmpty else {
+            let host = parts.port == nil ? parts.authority : parts.authority.dropLast()  // `host:` has the default port
+            return "\(parts.scheme)://\(host):\(parts.scheme == "https" ? 443 : 80)"
         }
-        return "\(scheme)://\(authority):\(scheme == "https" ? 443 : 80)"
+        return "\(parts.scheme)://\(parts.authority)"
     }
 }

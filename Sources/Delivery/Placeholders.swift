@@ -1,4 +1,5 @@
 import JSON
+import Platform
 
 /// The event facts a handler's placeholders stand for (SPEC §5): a script's args use them
 /// whole (`{button}`), a webhook's body and header values use them inside any string.
@@ -70,17 +71,12 @@ public struct Placeholders: Sendable, Equatable {
     /// again (a label of `{id}` is sent as `{id}`).
     public func interpolate(_ text: String) -> String { interpolate(text, escaping: { $0 }) }
 
-    /// A webhook URL with the placeholders of its path and query filled in, each value
-    /// percent-encoded (a label "Living room" goes as `Living%20room`); scheme, host and port
-    /// are left as they are.
+    /// A webhook URL with the placeholders after its authority (path, query, fragment) filled
+    /// in, each value percent-encoded (a label "Living room" goes as `Living%20room`); scheme,
+    /// user, host and port are left as they are.
     public func expandURL(_ url: String) -> String {
-        let bytes = Array(url.utf8)
-        guard bytes.contains(UInt8(ascii: "{")),
-            let colon = bytes.indices.first(where: { bytes[$0...].starts(with: Array("://".utf8)) })
-        else { return url }
-        let start = bytes[(colon + 3)...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
-        let path = String(decoding: bytes[start...], as: UTF8.self)
-        return String(decoding: bytes[..<start], as: UTF8.self) + interpolate(path, escaping: Self.percentEncoded)
+        guard url.utf8.contains(UInt8(ascii: "{")), let parts = URLParts(url) else { return url }
+        return String(parts.head) + interpolate(String(parts.rest), escaping: Self.percentEncoded)
     }
 
     /// Every byte but the unreserved ones (RFC 3986: letters, digits, `-._~`) as `%XX`.

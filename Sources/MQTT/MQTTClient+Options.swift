@@ -1,3 +1,5 @@
+import Platform
+
 extension MQTTClient {
     /// Where and as whom to connect: usually parsed from `--mqtt-url`, plus the CA file and the
     /// client id, which the URL does not carry.
@@ -37,64 +39,51 @@ extension MQTTClient {
         /// 8883, an IPv6 address in brackets, `%XX` escapes in the user and password); throws
         /// with the reason for anything else, never echoing the URL (it may hold a password).
         public static func parse(url: String, clientID: String) throws(MQTTError) -> Options {
-            let tls: Bool
-            var rest: Substring
-            if let r = url.dropPrefix(caseInsensitive: "mqtt://") {
-                (tls, rest) = (false, r)
-            } else if let r = url.dropPrefix(caseInsensitive: "mqtts://") {
-                (tls, rest) = (true, r)
-            } else {
+            guard let parts = URLParts(url), let tls = ["mqtt": false, "mqtts": true][parts.scheme.lowercased()] else {
                 throw MQTTError("MQTT URL must start with mqtt:// or mqtts://")
             }
-            if rest.hasSuffix("/") { rest = rest.dropLast() }
-            if let bad = rest.first(where: { "/?#".contains($0) || $0.isWhitespace }) {
+            // A `/` may end it; whitespace anywhere, or a path, query or fragment, may not.
+            let written = (parts.userInfo ?? "") + parts.authority
+            if let bad = written.first(where: \.isWhitespace) ?? (parts.rest.isEmpty || parts.rest == "/" ? nil : parts.rest.first) {
                 throw MQTTError("MQTT URL may only have user, password, host and port (found \(String(bad).quoted))")
             }
             var options = Options(host: "", port: tls ? 8883 : 1883, tls: tls, clientID: clientID)
-            if let at = rest.lastIndex(of: "@") {
-                let userInfo = rest[..<at]
-                rest = rest[rest.index(after: at)...]
-                let user = userInfo.firstIndex(of: ":").map { userInfo[..<$0] } ?? userInfo
+            if let user = parts.user {
                 guard let name = percentDecoded(user), !name.isEmpty else {
                     throw MQTTError("MQTT URL has an empty or badly escaped user name")
                 }
                 options.username = name
-                if let colon = userInfo.firstIndex(of: ":") {
-                    guard let password = percentDecoded(userInfo[userInfo.index(after: colon)...]) else {
+                if let password = parts.password {
+                    guard let password = percentDecoded(password) else {
                         throw MQTTError("MQTT URL has a badly escaped password")
                     }
                     options.password = password
                 }
             }
-            let portText: Substring?
-            if rest.first == "[" {
-                guard let close = rest.firstIndex(of: "]") else {
+            if parts.authority.first == "[" {
+                guard parts.isBracketed else {
                     throw MQTTError("MQTT URL has an IPv6 address without its closing ]")
                 }
-                let address = rest[rest.index(after: rest.startIndex)..<close]
+                let address = parts.host
                 guard address.contains(":"), address.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
                     throw MQTTError("MQTT URL has an invalid IPv6 address")
                 }
                 options.host = String(address)
-                let after = rest[rest.index(after: close)...]
-                guard after.isEmpty || after.first == ":" else {
+                guard parts.afterHost.isEmpty || parts.port != nil else {
                     throw MQTTError("MQTT URL has text after the IPv6 address")
                 }
-                portText = after.isEmpty ? nil : after.dropFirst()
             } else {
-                let colon = rest.firstIndex(of: ":")
-                let host = colon.map { rest[..<$0] } ?? rest
+                // A host name has no colon: with more than one, what follows the first is a
+                // (bad) port.
+                let host = parts.host.prefix { $0 != ":" }
                 guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
                     throw MQTTError("MQTT URL has an empty or invalid host name")
                 }
+                guard host.endIndex == parts.host.endIndex else { throw MQTTError("MQTT URL has an invalid port (1…65535)") }
                 options.host = String(host)
-                portText = colon.map { rest[rest.index(after: $0)...] }
             }
-            if let portText {
-                guard portText.count <= 5, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText), (1...65535).contains(port)
-                else {
-                    throw MQTTError("MQTT URL has an invalid port (1…65535)")
-                }
+            if parts.port != nil {
+                guard let port = parts.portNumber else { throw MQTTError("MQTT URL has an invalid port (1…65535)") }
                 options.port = port
             }
             try options.validateClientID()
@@ -137,15 +126,6 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
 extension String {
-    fileprivate func dropPrefix(caseInsensitive prefix: String) -> Substring? {
-        guard count >= prefix.count, self.prefix(prefix.count).lowercased() == prefix else { return nil }
-        return dropFirst(prefix.count)
-    }
-
     var quoted: String { "\"\(self)\"" }
 }

@@ -31,24 +31,13 @@ public final class OSCClient: Sendable {
 
         /// Parses the URL; nil when it is not one of the two forms (a path after the port is refused).
         public init?(url: String) {
-            let forms: [(String, OSCPeer.Transport)] = [("osc.udp://", .udp), ("osc.tcp://", .tcp)]
-            guard let (prefix, transport) = forms.first(where: { url.lowercased().hasPrefix($0.0) }) else { return nil }
-            var rest = Substring(url.dropFirst(prefix.count))
-            if rest.hasSuffix("/") { rest = rest.dropLast() }
-            let host: Substring, portText: Substring
-            if rest.hasPrefix("[") {
-                guard let close = rest.firstIndex(of: "]"), rest[rest.index(after: close)...].hasPrefix(":") else { return nil }
-                host = rest[rest.index(after: rest.startIndex)..<close]
-                portText = rest[rest.index(close, offsetBy: 2)...]
-            } else {
-                guard let colon = rest.lastIndex(of: ":") else { return nil }
-                host = rest[..<colon]
-                portText = rest[rest.index(after: colon)...]
-            }
-            guard !host.isEmpty, !host.contains(where: { "/?#@ ".contains($0) }), let port = Int(portText), (1...65535).contains(port)
+            let transports: [String: OSCPeer.Transport] = ["osc.udp": .udp, "osc.tcp": .tcp]
+            guard let parts = URLParts(url), let transport = transports[parts.scheme.lowercased()], parts.userInfo == nil,
+                parts.rest.isEmpty || parts.rest == "/", !parts.host.isEmpty, !parts.host.contains(" "),
+                let port = parts.port.flatMap({ Int($0) }), (1...65535).contains(port)
             else { return nil }
             self.transport = transport
-            self.host = String(host)
+            self.host = String(parts.host)
             self.port = port
         }
     }

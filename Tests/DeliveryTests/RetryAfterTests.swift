@@ -17,6 +17,8 @@ import Testing
         ("Mon Nov 30 12:01:00 2026", 60),  // asctime
         ("Wed, 21 Oct 2099 07:28:00 GMT", 3600),  // far ahead: capped
         ("Sun, 06 Nov 1994 08:49:37 GMT", 0),  // in the past: now
+        ("Sunday, 06-Nov-94 08:49:37 GMT", 0),  // RFC 850, in the past
+        ("Sun Nov  6 08:49:37 1994", 0),  // asctime (a day padded with a space), in the past
     ])
     func understood(_ value: String, _ seconds: Int) {
         #expect(RetryAfter.seconds(value, nowMilliseconds: Self.now) == seconds)

@@ -1,6 +1,7 @@
 import JSON
 import Logging
 import MQTT
+import Platform
 
 /// What the bridge reports: `GET /api/v1/mqtt` and its `/metrics` families.
 extension MQTTBridge {
@@ -25,13 +26,8 @@ extension MQTTBridge {
             reconnects: counters.reconnects)
     }
 
-    /// The URL without its password.
-    static func redacted(_ url: String) -> String {
-        let parts = url.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let slashes = parts[0].lastIndex(of: "/"), let colon = parts[0][slashes...].firstIndex(of: ":")
-        else { return url }
-        return String(parts[0][..<colon]) + ":***@" + parts[1]
-    }
+    /// The URL without its password (the whole of it: a password may hold `@` and `:`).
+    static func redacted(_ url: String) -> String { URLParts(url)?.passwordRedacted ?? url }
 }
 
 /// What `/metrics` tells of the broker connection.
