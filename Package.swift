@@ -72,7 +72,7 @@ let package = Package(
             dependencies: ["Platform", "Buttons", "ButtonEngine", "ButtonStore", "Outbox", "Delivery", "JSON", "Logging", "MQTT", "OSC", "ThreadSupport"],
             swiftSettings: strict
         ),
-        .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
+        .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP"], swiftSettings: strict),
         .target(
             name: "ButtonServer",
             dependencies: [

@@ -1,5 +1,4 @@
 import Buttons
-import Delivery
 import MicroHTTP
 
 /// The domain's refusals as HTTP answers (SPEC.md §3): the one place a route's error becomes a
@@ -11,6 +10,3 @@ extension ButtonsError: HTTPErrorConvertible {
         return HTTPError(status, code: code, message: message, details: details, headers: headers)
     }
 }
-
-extension EventStream: EventSink {}
-extension Dispatcher: DeliveryQueue {}
