@@ -37,7 +37,8 @@ let package = Package(
             dependencies: ["Platform", "CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
             swiftSettings: strict
         ),
-        .target(name: "ButtonEngine", swiftSettings: strict),
+        // Pure: the gesture machines and the events' JSON (JSON, and Platform's ISO-8601 `at`), no clock read, no I/O.
+        .target(name: "ButtonEngine", dependencies: ["Platform", "JSON"], swiftSettings: strict),
         // A delivery's values (row, event facts, status, attempts): persisted by ButtonStore, sent by Delivery.
         .target(name: "Outbox", dependencies: ["ButtonEngine", "ThreadSupport"], swiftSettings: strict),
         .target(
@@ -76,7 +77,7 @@ let package = Package(
         .target(
             name: "Config", dependencies: ["Buttons", "ButtonEngine", "ButtonStore", "Handlers", "Delivery", "JSON", "Logging"],
             swiftSettings: strict),
-        .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP", "Delivery"], swiftSettings: strict),
+        .target(name: "TLSCertificates", dependencies: ["Platform", "COpenSSL", "MicroHTTP"], swiftSettings: strict),
         .target(
             name: "ButtonServer",
             dependencies: [
@@ -116,7 +117,7 @@ let package = Package(
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport", "Platform"], swiftSettings: strict),
         .testTarget(name: "CurlHTTPTests", dependencies: ["Platform", "CurlHTTP", "CCurl", "MicroHTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MicroHTTPTests", dependencies: ["Platform", "MicroHTTP", "CurlHTTP", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ButtonEngineTests", dependencies: ["ButtonEngine", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Outbox", "ButtonStore", "Handlers", "MicroHTTP", "CurlHTTP", "ThreadSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ButtonStoreTests", dependencies: ["ButtonStore", "ButtonEngine", "Outbox", "Handlers", "CSQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["Platform", "MQTT", "TestSupport"], swiftSettings: strict),

@@ -15,7 +15,7 @@ extension API {
         var object: [String: JSONValue] = [
             "id": .string(row.publicID), "handler": .string(row.handler), "status": .string(status.name),
             "attempts": .int(Int64(row.attempts)), "nextAttemptAt": .int(row.nextAttemptAt), "createdAt": .int(row.createdAt),
-            "eventSeq": .int(row.event.seq), "eventId": .string(row.event.id), "type": .string(row.event.type),
+            "eventSeq": .int(row.event.seq), "eventId": .string(row.event.id), "type": .string(row.event.type.rawValue),
         ]
         object[row.event.source.kind] = .string(row.event.source.id)
         if let waitingFor { object["waitingFor"] = .string(DeliveryRow.publicID(waitingFor)) }

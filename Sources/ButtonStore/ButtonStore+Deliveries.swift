@@ -30,7 +30,7 @@ extension ButtonStore {
             insert.bind(row.createdAt, at: 6)
             insert.bind(row.event.seq, at: 7)
             insert.bind(row.event.id, at: 8)
-            insert.bind(row.event.type, at: 9)
+            insert.bind(row.event.type.rawValue, at: 9)
             insert.bind(row.event.source.button, at: 10)
             insert.bind(row.event.source.sheet, at: 11)
             insert.bind(row.event.t, at: 12)
@@ -45,12 +45,15 @@ extension ButtonStore {
         }
     }
 
+    /// A row of `delivery_rows`. Its `event_type` is an `EventType`'s name in every row buttond
+    /// wrote (version 6 moved the outbox's from its event JSON); one that is not reads as `tap`,
+    /// as a status that is not one reads as pending.
     static func deliveryRow(_ row: Statement) -> DeliveryRow {
         DeliveryRow(
             id: row.int64(0), handler: row.text(1), status: DeliveryStatus(rawValue: row.int(2)) ?? .pending,
             attempts: row.int(3), nextAttemptAt: row.int64(4), createdAt: row.int64(5),
             event: DeliveryEvent(
-                seq: row.int64(6), id: row.text(7), type: row.text(8), source: Source(button: row.optionalText(9), sheet: row.optionalText(10)),
+                seq: row.int64(6), id: row.text(7), type: EventType(rawValue: row.text(8)) ?? .tap, source: Source(button: row.optionalText(9), sheet: row.optionalText(10)),
                 t: row.int64(11), face: row.optionalInt(12), option: row.optionalText(13),
                 label: row.optionalText(14), optionLabel: row.optionalText(20), faceLabel: row.optionalText(21),
                 json: row.blob(15)),

@@ -1,3 +1,4 @@
+import ButtonEngine
 import Outbox
 /// The event log: every control event, written before the input call answers.
 extension ButtonStore {

@@ -148,10 +148,10 @@ extension ButtonStore {
     ///
     /// Buttons and sheets not listed are deleted with their handlers; listed ones take the
     /// list's order and config, and existing ones keep their live state (face, clock, held).
-    /// `then` runs last in the same transaction (`Handlers` replaces the handler set there).
-    package func replaceRegistry(
-        buttons: [(id: String, config: String)], sheets: [(id: String, config: String)],
-        then: (Connection) throws(StoreError) -> Void = { _ in }
+    /// The handler set becomes `handlers`: unlisted ones are deleted with their delivery logs,
+    /// listed ones upserted as given.
+    public func replaceRegistry(
+        buttons: [(id: String, config: String)], sheets: [(id: String, config: String)], handlers: [some HandlerRowConvertible]
     ) throws(StoreError) {
         try withConnection { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
@@ -166,12 +166,12 @@ extension ButtonStore {
                     Self.sheetSQL, with: sheets, in: connection,
                     dropping: { id throws(StoreError) in try Self.deleteHandlers(owner: Source.sheet(id).stored, in: connection) },
                     added: { _ in })
-                try then(connection)
+                try Self.replaceHandlers(with: handlers.map(\.row), in: connection)
             }
         }
     }
 
-    package static func ids(_ statement: Statement) throws(StoreError) -> [String] {
+    static func ids(_ statement: Statement) throws(StoreError) -> [String] {
         try statement.rows { row in row.text(0) }
     }
 }

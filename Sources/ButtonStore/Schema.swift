@@ -1,3 +1,5 @@
+import ButtonEngine
+
 /// The versioned schema: migration N brings `PRAGMA user_version` from N-1 to N.
 ///
 /// Migrations are append-only; a shipped one is never edited, only followed by another.

@@ -1,23 +1,33 @@
 import JSON
 
-/// What the domain refuses, and why, independent of any protocol: `ButtonServer` renders it
-/// as an HTTP status and SPEC.md's JSON error (`kind` decides the status, `code`, `message`
-/// and `details` the body).
+/// What the domain refuses, and why, in no protocol's terms: the kind of refusal and SPEC.md
+/// §3's error body (`code`, `message`, `details`). How a protocol says it belongs to its edge:
+/// `ErrorStatus` numbers each kind (the HTTP answer's status, and the `status` MQTT's
+/// `<base>/error` carries); `ButtonServer` adds the HTTP headers (`ButtonsError+HTTP.swift`).
 package struct ButtonsError: Error, Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
-        /// The request is not what was asked for (a wrong JSON type): 400.
+        /// The request is not what was asked for (a wrong JSON type).
         case malformed
         case notFound
-        /// The state does not allow it (not held, already exists, limit reached): 409.
+        /// The state does not allow it (not held, already exists, limit reached).
         case conflict
-        /// A value out of range or unknown: 422.
+        /// A value out of range or unknown.
         case invalid
-        /// Storage or a queue cannot take it now; try again after `retryAfter` seconds: 503.
+        /// Storage or a queue cannot take it now; try again after `retryAfter` seconds.
         case unavailable
-        /// No token, or one that is not valid; `challenge` says how to authenticate: 401.
-        case unauthorized(challenge: String)
-        /// The token is valid but may not do this: 403.
+        /// No credential, or one that is not valid (`credential` says which).
+        case unauthorized(Credential)
+        /// The credential is valid but may not do this.
         case forbidden
+    }
+
+    /// What was wrong with the credential of an `unauthorized` refusal: the HTTP edge makes its
+    /// `WWW-Authenticate` challenge of it.
+    package enum Credential: Sendable, Equatable {
+        /// None was presented, and one is needed.
+        case missing
+        /// One was presented and is not valid (unknown, revoked or expired).
+        case rejected
     }
 
     package var kind: Kind
@@ -51,8 +61,8 @@ package struct ButtonsError: Error, Sendable, Equatable {
         ButtonsError(.invalid, code: "invalid_value", message: message, details: ["field": .string(field)])
     }
 
-    package static func unauthorized(_ message: String, challenge: String) -> ButtonsError {
-        ButtonsError(.unauthorized(challenge: challenge), code: "unauthorized", message: message)
+    package static func unauthorized(_ message: String, _ credential: Credential) -> ButtonsError {
+        ButtonsError(.unauthorized(credential), code: "unauthorized", message: message)
     }
 
     package static func forbidden(_ message: String) -> ButtonsError {
@@ -61,20 +71,6 @@ package struct ButtonsError: Error, Sendable, Equatable {
 
     package static func unavailable(_ message: String, retryAfter: Int) -> ButtonsError {
         ButtonsError(.unavailable, code: "unavailable", message: message, retryAfter: retryAfter)
-    }
-
-    /// The status SPEC.md §3 gives this refusal: what an HTTP client is answered, and the
-    /// `status` of a refused MQTT command on `<base>/error`.
-    package var status: Int {
-        switch kind {
-        case .malformed: 400
-        case .unauthorized: 401
-        case .forbidden: 403
-        case .notFound: 404
-        case .conflict: 409
-        case .invalid: 422
-        case .unavailable: 503
-        }
     }
 
     /// SPEC.md §3's error body, `{"error": {"code", "message", …details}}`: an HTTP answer's,

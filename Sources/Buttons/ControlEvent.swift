@@ -1,5 +1,4 @@
 import ButtonEngine
-import ButtonStore
 import Platform
 import JSON
 
@@ -80,49 +79,17 @@ package final class ControlEvent: Sendable {
     ) -> (json: [UInt8], dataRange: Range<Int>) {
         let type = gesture.type.rawValue
         let (button, sheet) = (source.button, source.sheet)
-        let bound = EventJSON.headBound(id: id, type: type, button: button, sheet: sheet) + Self.bound(of: gesture.data)
+        let bound = EventJSON.headBound(id: id, type: type, button: button, sheet: sheet) + EventJSON.dataBound(of: gesture.data)
             + EventJSON.tailBound(by: by)
         var dataRange = 0..<0
         let json = JSONCursor.render(bound: bound) { w in
             EventJSON.head(
                 id: id, seq: seq, type: type, button: button, sheet: sheet, t: gesture.t, timestamps: &timestamps, into: &w)
             let dataStart = w.count
-            Self.write(gesture.data, into: &w)
+            EventJSON.data(gesture.data, into: &w)
             dataRange = dataStart..<w.count
             EventJSON.tail(by: by, into: &w)
         }
         return (json, dataRange)
-    }
-
-    /// The data object, nil fields left out.
-    private static func write(_ data: EventData, into w: inout JSONCursor) {
-        w.raw("{")
-        var first = true
-        func key(_ name: StaticString) {
-            w.key(name, first: first)
-            first = false
-        }
-        if let v = data.durationMs { key("durationMs"); w.integer(v) }
-        if let v = data.tapCount { key("tapCount"); w.integer(Int64(v)) }
-        if let v = data.face { key("face"); w.integer(Int64(v)) }
-        if let v = data.previousFace { key("previousFace"); w.integer(Int64(v)) }
-        if let v = data.repeat { key("repeat"); w.integer(Int64(v)) }
-        if let v = data.option { key("option"); w.string(v) }
-        if let v = data.index { key("index"); w.integer(Int64(v)) }
-        if let v = data.reason { key("reason"); w.string(v) }
-        if let v = data.pointer { key("pointer"); w.string(v) }
-        if let v = data.windowMs { key("windowMs"); w.integer(v) }
-        w.raw("}")
-    }
-
-    /// Most bytes `write(_:into:)` takes for `data`: the braces, and each field's key
-    /// (`,"previousFace":` the longest) with its value.
-    private static func bound(of data: EventData) -> Int {
-        let field = 16
-        func number<T>(_ value: T?) -> Int { value == nil ? 0 : field + JSONCursor.integerBound }
-        func string(_ value: String?) -> Int { value.map { field + JSONCursor.bound(of: $0) } ?? 0 }
-        return 2 + number(data.durationMs) + number(data.tapCount) + number(data.face) + number(data.previousFace)
-            + number(data.repeat) + string(data.option) + number(data.index) + string(data.reason) + string(data.pointer)
-            + number(data.windowMs)
     }
 }

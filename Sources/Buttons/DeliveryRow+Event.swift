@@ -6,7 +6,7 @@ extension DeliveryRow {
     /// as MQTT publishing), due now: the event's facts, typed, and an id from `ids`.
     package init(of event: ControlEvent, to target: String, ids: DeliveryIDs, now: Int64) {
         let facts = DeliveryEvent(
-            seq: event.seq, id: event.id, type: event.type.rawValue, source: event.source, t: event.t,
+            seq: event.seq, id: event.id, type: event.type, source: event.source, t: event.t,
             face: event.data.face.map { Int($0) }, option: event.data.option, json: event.json)
         // Ids grow from `now` (in microseconds); `next` keeps them unique and growing.
         self.init(id: ids.next(nowMicros: max(0, now) * 1000), handler: target, nextAttemptAt: now, createdAt: now, event: facts)

@@ -17,7 +17,7 @@ struct ScriptSender: BlockingDeliverySender {
             return ScriptRunner.run(
                 script, in: directory, arguments: script.args.map(fields.substitute),
                 environment: ScriptRunner.environment(
-                    event: row.event.json, type: row.event.type, button: row.event.source.id, seq: row.event.seq,
+                    event: row.event.json, type: row.event.type.rawValue, button: row.event.source.id, seq: row.event.seq,
                     attempt: row.attempts + 1),
                 stdin: row.payload, groups: groups
             ).result

@@ -66,7 +66,7 @@ public struct DeliveryRow: Sendable, Equatable {
 public struct DeliveryEvent: Sendable, Equatable {
     public var seq: Int64
     public var id: String
-    public var type: String
+    public var type: EventType
     /// The button or sheet that emitted it.
     public var source: Source
     /// Milliseconds since the Unix epoch.
@@ -82,7 +82,7 @@ public struct DeliveryEvent: Sendable, Equatable {
     public var json: [UInt8]
 
     public init(
-        seq: Int64, id: String, type: String, source: Source, t: Int64, face: Int? = nil,
+        seq: Int64, id: String, type: EventType, source: Source, t: Int64, face: Int? = nil,
         option: String? = nil, label: String? = nil, optionLabel: String? = nil, faceLabel: String? = nil, json: [UInt8]
     ) {
         self.optionLabel = optionLabel

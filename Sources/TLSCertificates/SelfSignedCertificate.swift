@@ -1,5 +1,4 @@
 import COpenSSL
-import Delivery
 import FoundationEssentials
 import Platform
 
@@ -59,9 +58,10 @@ package enum SelfSignedCertificate {
             if let short = hostName.split(separator: ".").first.map(String.init), !dns.contains(short) { dns.append(short) }
         }
         var addresses: [[UInt8]] = [[127, 0, 0, 1], Array(repeating: 0, count: 15) + [1]]
-        if let listener = DestinationRules.listener(host: host, port: 0) {
-            let wildcard = listener.address.allSatisfy { $0 == 0 }
-            for address in wildcard ? DestinationRules.interfaceAddresses() : [listener.address] where !addresses.contains(address) {
+        if let listener = host.lowercased() == "localhost" ? IPAddress(bytes: [127, 0, 0, 1]) : IPAddress(host) {
+            let wildcard = (listener.v4 ?? listener.bytes).allSatisfy { $0 == 0 }
+            let listening = wildcard ? Array(IPAddress.interfaceAddresses()) : [listener]
+            for address in listening.map({ $0.v4 ?? $0.bytes }) where !addresses.contains(address) {
                 addresses.append(address)
             }
         } else if !host.isEmpty && !dns.contains(host) {

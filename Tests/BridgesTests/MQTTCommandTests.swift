@@ -75,7 +75,7 @@ import Testing
                 let action = try Self.parse(topic, payload, in: fixture)
                 Issue.record("\(topic) \(payload) was taken: \(Self.command(action))")
             } catch {
-                #expect(error.status == status && error.code == code, "\(error)")
+                #expect(ErrorStatus.of(error.kind) == status && error.code == code, "\(error)")
                 #expect(error.details["field"] == field.map { .string($0) })
                 #expect(error.body["error"]?["code"] == .string(code))
             }

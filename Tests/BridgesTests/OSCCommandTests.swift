@@ -54,7 +54,7 @@ import Testing
             try OSCCommand.parse(OSCMessage("/buttond/button/door/down", [.int64(1_700_000_000)]))
         } throws: { error in
             guard let error = error as? ButtonsError else { return false }
-            return error.code == "t_not_milliseconds" && error.status == 422 && error.details["field"] == .string("t")
+            return error.code == "t_not_milliseconds" && ErrorStatus.of(error.kind) == 422 && error.details["field"] == .string("t")
         }
     }
 
@@ -64,7 +64,7 @@ import Testing
             Issue.record("parsed")
         } catch {
             #expect(error.message.contains("/buttond/button/<id>") && error.message.contains("/buttond/sheet/<id>"))
-            #expect(error.status == 422)
+            #expect(ErrorStatus.of(error.kind) == 422)
         }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @testable import ButtonServer
 
 /// A refusal reads the same over HTTP and on MQTT's `<base>/error` (which is built from
-/// `ButtonsError.status` and `body` in Bridges): one status and one body per error.
+/// `ErrorStatus` and `ButtonsError.body` in Bridges): one status and one body per error.
 @Suite struct ErrorRenderingTests {
     @Test(arguments: [
         (ButtonsError.badRequest("no", field: "x"), 400), (.unauthorized("who?", challenge: "Bearer"), 401), (.forbidden("no"), 403),
@@ -13,7 +13,7 @@ import Testing
         (.unavailable("later", retryAfter: 2), 503),
     ])
     func theHTTPAnswerIsTheDomainsStatusAndBody(error: ButtonsError, status: Int) {
-        #expect(error.status == status)
+        #expect(ErrorStatus.of(error.kind) == status)
         #expect(error.httpError.status == status)
         #expect(error.httpError.body == error.body)
     }
@@ -21,5 +21,13 @@ import Testing
     @Test func theHeadersSayWhenAndHow() {
         #expect(ButtonsError.unavailable("later", retryAfter: 2).httpError.headers.map(\.1) == ["2"])
         #expect(ButtonsError.unauthorized("who?", challenge: "Bearer").httpError.headers.map(\.0) == ["WWW-Authenticate"])
+    }
+
+    /// The challenge `Auth` names is the one answered: the domain keeps only whose fault it was.
+    @Test(arguments: ["Bearer", #"Bearer error="invalid_token""#])
+    func theChallengeIsAnsweredAsAuthNamedIt(challenge: String) {
+        let error = ButtonsError.unauthorized("who?", challenge: challenge)
+        #expect(error.httpError.headers.map(\.1) == [challenge])
+        #expect(error.kind == .unauthorized(challenge == "Bearer" ? .missing : .rejected))
     }
 }

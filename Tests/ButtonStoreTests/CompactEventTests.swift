@@ -1,3 +1,4 @@
+import ButtonEngine
 import Foundation
 import JSON
 import Testing
@@ -96,19 +97,5 @@ import Testing
             }
             #expect(runs == ["evt_bbbbbbbb_"])
         }
-    }
-
-    /// `EventJSON.parts` finds what `render` wrote, and refuses what it did not.
-    @Test func partsAreFoundOnlyInWhatRenderWrites() {
-        let json = EventJSON.render(
-            id: "evt_x_1", seq: 1, type: "tap", button: nil, sheet: "s", t: 5, data: Array(#"{"index":0}"#.utf8), by: "b")
-        let parts = EventJSON.parts(of: json, id: "evt_x_1", seq: 1, type: "tap", button: nil, sheet: "s", t: 5)
-        #expect(parts?.data == Array(#"{"index":0}"#.utf8))
-        #expect(parts?.by == "b")
-        #expect(EventJSON.parts(of: json, id: "evt_x_1", seq: 2, type: "tap", button: nil, sheet: "s", t: 5) == nil)
-        #expect(EventJSON.parts(of: json, id: "evt_x_1", seq: 1, type: "tap", button: "s", sheet: nil, t: 5) == nil)
-        var extra = json
-        extra.insert(contentsOf: Array(#","more":1"#.utf8), at: extra.count - 1)
-        #expect(EventJSON.parts(of: extra, id: "evt_x_1", seq: 1, type: "tap", button: nil, sheet: "s", t: 5) == nil)
     }
 }

@@ -16,7 +16,7 @@ import Testing
                 in: base, version: 5,
                 filling: """
                     INSERT INTO outbox VALUES ('dlv_b', 'h1', 2, '{"id":"evt_2","seq":2,"type":"tap","button":"door","t":2000,"data":{}}', 'pending', 1, 9000, 2001);
-                    INSERT INTO outbox VALUES ('dlv_a', 'h1', 1, '{"id":"evt_1","seq":1,"type":"flip","button":"door","t":1000,"data":{"face":1}}', 'ok', 1, 0, 1001);
+                    INSERT INTO outbox VALUES ('dlv_a', 'h1', 1, '{"id":"evt_1","seq":1,"type":"toggle","button":"door","t":1000,"data":{"face":1}}', 'ok', 1, 0, 1001);
                     INSERT INTO outbox VALUES ('dlv_c', 'h2', 3, '{"id":"evt_3","seq":3,"type":"select","sheet":"s","t":3000,"data":{"option":"go"}}', 'in_flight', 0, 3001, 3001);
                     INSERT INTO attempts VALUES ('dlv_a', 1, 1002, 5, 'ok', 204, NULL, '');
                     INSERT INTO attempts VALUES ('dlv_b', 1, 2002, 5, 'http_status', 500, NULL, 'oops');
@@ -49,7 +49,7 @@ import Testing
             #expect(log.map(\.status) == [.pending, .pending, .ok])
             #expect(try store.pendingDeliveries().map(\.event.seq) == [2, 3])
             let flip = try #require(log.last)
-            #expect(flip.event.type == "flip")
+            #expect(flip.event.type == .toggle)
             #expect(flip.event.face == 1)
             #expect(flip.event.source == .button("door"))
             #expect(log.first?.event.source == .sheet("s"))

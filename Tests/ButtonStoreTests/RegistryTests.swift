@@ -136,7 +136,7 @@ import Testing
 
             try store.replaceRegistry(
                 buttons: [(id: "c", config: #"{"new":true}"#), (id: "b", config: #"{"kept":true}"#)],
-                sheets: [(id: "s2", config: "{}")])
+                sheets: [(id: "s2", config: "{}")], handlers: [storedHandler("hb", owner: "button:b")])
 
             #expect(
                 try store.loadButtons() == [
@@ -163,7 +163,7 @@ import Testing
         try withStore { store, _ throws in
             store.close()
             #expect(throws: StoreError.self) {
-                try store.replaceRegistry(buttons: [], sheets: [])
+                try store.replaceRegistry(buttons: [], sheets: [], handlers: [HandlerRow]())
             }
         }
     }

@@ -37,7 +37,7 @@ func deliveryRow(_ id: Int64, handler: String = "h1", eventSeq: Int64 = 1, nextA
     DeliveryRow(
         id: id, handler: handler, nextAttemptAt: nextAttemptAt, createdAt: 500,
         event: DeliveryEvent(
-            seq: eventSeq, id: "evt_\(eventSeq)", type: "tap", source: .button("door"), t: 400, face: eventSeq == 2 ? 1 : nil,
+            seq: eventSeq, id: "evt_\(eventSeq)", type: .tap, source: .button("door"), t: 400, face: eventSeq == 2 ? 1 : nil,
             json: Array(#"{"seq":\#(eventSeq)}"#.utf8)),
         body: id == 3 ? Array("shaped-\(id)".utf8) : nil)
 }

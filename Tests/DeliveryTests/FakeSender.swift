@@ -120,7 +120,7 @@ final class DispatcherHarness: @unchecked Sendable {  // `decisions` is guarded 
             defer { nextID += 1 }
             return DeliveryRow(
                 id: nextID, handler: handler, nextAttemptAt: now, createdAt: now,
-                event: DeliveryEvent(seq: nextID, id: "evt_\(nextID)", type: "tap", source: .button("b"), t: now, json: Array("{}".utf8)))
+                event: DeliveryEvent(seq: nextID, id: "evt_\(nextID)", type: .tap, source: .button("b"), t: now, json: Array("{}".utf8)))
         }
         try store.enqueue(rows)
         dispatcher.added(rows)

@@ -20,10 +20,10 @@ import Testing
     ]
     /// The toggle's facts as the handler registry stores them with its delivery, label included.
     static let toggleFacts = DeliveryEvent(
-        seq: 56, id: "evt_1k", type: "toggle", source: .button("desk"), t: 1_796_040_000_123, face: 2, label: "Desk lamp",
+        seq: 56, id: "evt_1k", type: .toggle, source: .button("desk"), t: 1_796_040_000_123, face: 2, label: "Desk lamp",
         json: JSONWriter.encode(toggle))
     static let selectFacts = DeliveryEvent(
-        seq: 57, id: "evt_1l", type: "select", source: .sheet("scenes"), t: 1_796_040_001_000, option: "movie", label: "Scenes",
+        seq: 57, id: "evt_1l", type: .select, source: .sheet("scenes"), t: 1_796_040_001_000, option: "movie", label: "Scenes",
         optionLabel: "Movie night", json: JSONWriter.encode(select))
     static let fields = Placeholders(toggleFacts)
 
@@ -60,7 +60,7 @@ import Testing
     /// `by` is read from the JSON only when the server wrote it (last, so the JSON ends `"}`).
     @Test func readsWhoSentItFromTheEventsJSON() {
         let json = #"{"id":"evt_1m","seq":58,"type":"tap","button":"door","t":1796040002000,"at":"2026-11-30T12:00:02.000Z","data":{},"by":"kiosk"}"#
-        let tap = DeliveryEvent(seq: 58, id: "evt_1m", type: "tap", source: .button("door"), t: 1_796_040_002_000, json: Array(json.utf8))
+        let tap = DeliveryEvent(seq: 58, id: "evt_1m", type: .tap, source: .button("door"), t: 1_796_040_002_000, json: Array(json.utf8))
         #expect(Placeholders(tap).by == "kiosk")
         #expect(Placeholders(tap).interpolate("{button} by {by}") == "door by kiosk")
         #expect(Self.fields.by == "")
@@ -72,7 +72,7 @@ import Testing
         #"{"data": {"index": "1"}, "by": 7}"#,  // wrong JSON types
     ])
     func missingFieldsAreEmpty(_ json: String) {
-        let event = DeliveryEvent(seq: 0, id: "", type: "tap", source: .button(""), t: 0, option: json.contains("index") ? "" : nil, json: Array(json.utf8))
+        let event = DeliveryEvent(seq: 0, id: "", type: .tap, source: .button(""), t: 0, option: json.contains("index") ? "" : nil, json: Array(json.utf8))
         let fields = Placeholders(event)
         #expect(fields.button == "" && fields.face == "" && fields.option == "" && fields.label == "")
         #expect(fields.seq == 0 && fields.t == 0 && fields.id == "")

@@ -15,7 +15,7 @@ struct WebhookSenderTests {
     static func row(_ id: Int64) -> DeliveryRow {
         DeliveryRow(
             id: id, handler: "h", nextAttemptAt: 0, createdAt: 0,
-            event: DeliveryEvent(seq: id, id: "evt_\(id)", type: "tap", source: .button("b"), t: 0, json: Array("{\"seq\":\(id)}".utf8)))
+            event: DeliveryEvent(seq: id, id: "evt_\(id)", type: .tap, source: .button("b"), t: 0, json: Array("{\"seq\":\(id)}".utf8)))
     }
 
     static func sender(

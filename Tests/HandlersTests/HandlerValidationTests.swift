@@ -113,7 +113,7 @@ import Testing
 
     static func check(_ error: ButtonsError?, against refused: Refused) throws {
         let error = try #require(error, "accepted: \(refused.body.prefix(300))")
-        #expect(error.status == refused.status, "\(error.message)")
+        #expect(ErrorStatus.of(error.kind) == refused.status, "\(error.message)")
         #expect(error.code == (refused.status == 400 ? "bad_request" : "invalid_value"))
         #expect(error.details["field"] == refused.field.map { .string($0) }, "\(error.message)")
         #expect(!error.message.isEmpty)

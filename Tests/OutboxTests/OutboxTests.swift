@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func anAttemptSendsTheShapedBodyWhenThereIsOneElseTheEvent() {
-        let event = DeliveryEvent(seq: 1, id: "evt_1", type: "tap", source: .sheet("s"), t: 0, json: Array("{}".utf8))
+        let event = DeliveryEvent(seq: 1, id: "evt_1", type: .tap, source: .sheet("s"), t: 0, json: Array("{}".utf8))
         var row = DeliveryRow(id: 1, handler: "h", nextAttemptAt: 0, createdAt: 0, event: event)
         #expect(row.payload == Array("{}".utf8))
         row.body = Array("shaped".utf8)

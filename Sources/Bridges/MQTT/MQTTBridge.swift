@@ -358,7 +358,7 @@ package final class MQTTBridge: CommitObserver {
     private func refused(_ error: ButtonsError, topic: String) {
         guard case .object(var body) = error.body else { return }
         body["topic"] = .string(topic)
-        body["status"] = .int(Int64(error.status))
+        body["status"] = .int(Int64(ErrorStatus.of(error.kind)))
         client.send(.init(topic: "\(base)/error", payload: JSONWriter.encode(.object(body)), qos: 1, retain: false))
     }
 }

@@ -46,9 +46,7 @@ package struct MQTTEventSender: BlockingDeliverySender {
         }
         let results = client.publishAll(messages, timeout: timeout).map(Self.result)
         for (row, result) in zip(rows, results) where result.outcome == .ok {
-            guard case .button(let button) = row.event.source, let type = EventType(rawValue: row.event.type),
-                let gesture = HomeAssistantDiscovery.gesture(type)
-            else { continue }
+            guard case .button(let button) = row.event.source, let gesture = HomeAssistantDiscovery.gesture(row.event.type) else { continue }
             client.send(MQTTClient.Message(topic: "\(base)/button/\(button)/gesture", payload: gesture, qos: 1, retain: false))
         }
         return results

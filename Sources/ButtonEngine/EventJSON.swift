@@ -2,12 +2,12 @@ import Platform
 import JSON
 
 /// An event's JSON as clients see it everywhere (answers, streams, history, deliveries),
-/// written in one place: the sequencer renders each new event with it once, and the store
-/// renders a compact row (its typed columns, no JSON kept) with it on read, so both give the
-/// same bytes.
+/// written in one place, beside the events it renders: the sequencer renders each new event
+/// with it once (`ControlEvent`), and the store renders a compact row (its typed columns, no
+/// JSON kept) with it on read, so both give the same bytes. Pure: no clock, no I/O.
 ///
 /// `{"id":…,"seq":…,"type":…,"button"|"sheet":…,"t":…,"at":…,"data":{…}[,"by":…]}`: `at` is
-/// derived from `t` here, never stored.
+/// derived from `t` here, never stored; `data` is the event's `EventData`, nil fields left out.
 public enum EventJSON {
     /// Everything before the `data` object: `{"id":…,…,"at":…,"data":`.
     public static func head(
@@ -53,6 +53,38 @@ public enum EventJSON {
         w.raw(#"","data":"#)
     }
 
+    /// The data object, nil fields left out, through a cursor of at least `dataBound(of:)` bytes.
+    public static func data(_ data: EventData, into w: inout JSONCursor) {
+        w.raw("{")
+        var first = true
+        func key(_ name: StaticString) {
+            w.key(name, first: first)
+            first = false
+        }
+        if let v = data.durationMs { key("durationMs"); w.integer(v) }
+        if let v = data.tapCount { key("tapCount"); w.integer(Int64(v)) }
+        if let v = data.face { key("face"); w.integer(Int64(v)) }
+        if let v = data.previousFace { key("previousFace"); w.integer(Int64(v)) }
+        if let v = data.repeat { key("repeat"); w.integer(Int64(v)) }
+        if let v = data.option { key("option"); w.string(v) }
+        if let v = data.index { key("index"); w.integer(Int64(v)) }
+        if let v = data.reason { key("reason"); w.string(v) }
+        if let v = data.pointer { key("pointer"); w.string(v) }
+        if let v = data.windowMs { key("windowMs"); w.integer(v) }
+        w.raw("}")
+    }
+
+    /// Most bytes `data(_:into:)` takes for `data`: the braces, and each field's key
+    /// (`,"previousFace":` the longest) with its value.
+    public static func dataBound(of data: EventData) -> Int {
+        let field = 16
+        func number<T>(_ value: T?) -> Int { value == nil ? 0 : field + JSONCursor.integerBound }
+        func string(_ value: String?) -> Int { value.map { field + JSONCursor.bound(of: $0) } ?? 0 }
+        return 2 + number(data.durationMs) + number(data.tapCount) + number(data.face) + number(data.previousFace)
+            + number(data.repeat) + string(data.option) + number(data.index) + string(data.reason) + string(data.pointer)
+            + number(data.windowMs)
+    }
+
     /// Everything after the `data` object: `,"by":…` if there is a sender, and the closing brace.
     public static func tail(by: String?, into w: inout JSONWriter) {
         w.append(bound: tailBound(by: by)) { tail(by: by, into: &$0) }
@@ -88,8 +120,8 @@ public enum EventJSON {
 
     /// The parts of an event's JSON written by `render`, or nil if `json` is not exactly what
     /// `render` makes of its row's columns (then the row keeps its JSON as it is). Used when
-    /// rows written before version 15 are made compact.
-    static func parts(
+    /// the store makes rows written before its version 15 compact.
+    package static func parts(
         of json: [UInt8], id: String, seq: Int64, type: String, button: String?, sheet: String?, t: Int64
     ) -> (data: [UInt8]?, by: String?)? {
         guard case .object(let object)? = try? JSONParser.parse(json) else { return nil }
