@@ -40,7 +40,7 @@ struct Auth: Sendable {
         }
         guard enabled else { return nil }
         guard let token = presented, !token.isEmpty else {
-            throw ButtonsError.unauthorized("this server needs a token: send Authorization: Bearer TOKEN", challenge: "Bearer")
+            throw ButtonsError.unauthorized("this server needs a token: send Authorization: Bearer TOKEN", .missing)
         }
         if let adminToken, Self.same(token, adminToken) { return .admin }
         if let pressToken, Self.same(token, pressToken) { return Grant(role: .press) }
@@ -58,7 +58,7 @@ struct Auth: Sendable {
     }
 
     private static func unauthorized(_ message: String) -> ButtonsError {
-        ButtonsError.unauthorized(message, challenge: "Bearer error=\"invalid_token\"")
+        ButtonsError.unauthorized(message, .rejected)
     }
 
     static func isLoopback(_ host: String) -> Bool { IPAddress.isLoopback(host: host) }

@@ -10,12 +10,6 @@ extension ButtonsError: HTTPErrorConvertible {
         if case .unauthorized(let credential) = kind { headers.append(("WWW-Authenticate", credential.challenge)) }
         return HTTPError(ErrorStatus.of(kind), code: code, message: message, details: details, headers: headers)
     }
-
-    /// A 401 with the challenge `Auth` names (`Bearer` when no token came, RFC 6750's
-    /// `invalid_token` one when it is not valid), said to the domain as the credential's fault.
-    static func unauthorized(_ message: String, challenge: String) -> ButtonsError {
-        .unauthorized(message, challenge == Credential.missing.challenge ? .missing : .rejected)
-    }
 }
 
 extension ButtonsError.Credential {

@@ -1,4 +1,5 @@
 import Buttons
+import Handlers
 import MicroHTTP
 
 /// What a request may do and see (SPEC §6): a role, and for a named token its name and the
@@ -50,4 +51,10 @@ struct Grant: Sendable, Equatable {
     }
 
     var isScoped: Bool { groups != nil }
+}
+
+extension Viewer {
+    /// A grant's view: the admin role sees everything, the read and press roles what the
+    /// press token sees.
+    init(_ grant: Grant) { self = grant.role == .admin ? .admin : .press }
 }

@@ -138,7 +138,7 @@ package struct RegistryConfig {
         var stored: [StoredHandler] = []
         for (position, handler) in self.handlers.enumerated() {
             var secret = handlers.secret(of: handler.id)
-            if secret == nil, case .webhook = handler.action {
+            if secret == nil, handler.action.isSigned {
                 secret = Signature.newSecret()
                 newSecrets[handler.id] = secret
             }

@@ -11,6 +11,12 @@ public enum DeliveryAction: Sendable, Equatable {
     /// Every kind, in the order the editor offers them.
     public static let kinds = ["webhook", "script", "osc"]
 
+    /// Whether its deliveries are signed, so its handler has a secret (a webhook's).
+    public var isSigned: Bool {
+        if case .webhook = self { return true }
+        return false
+    }
+
     /// `webhook`, `script` or `osc`: the handler's kind and its attempts' `kind` label.
     public var kind: String {
         switch self {

@@ -239,3 +239,33 @@ import TestSupport
         #expect(!Self.codeLines("let start = DispatchTime.now().uptimeNanoseconds", matching: reads).isEmpty)
     }
 }
+
+extension ArchitectureTests {
+    /// ARCHITECTURE.md: `HandlerSenders` and the `Handlers` target are the only places that tell
+    /// a handler's kinds apart; everything else asks the handler (`isSigned`, `kind`).
+    @Test func onlyHandlersAndTheSendersTellTheKindsApart() throws {
+        let pattern = #"case\s+\.(webhook|script|osc)\b"#
+        let allowed = ["Sources/Handlers/", "Sources/Delivery/Actions.swift", "Sources/Delivery/HandlerSenders.swift"]
+        let found = try Self.sources().filter { file in !allowed.contains { file.path.hasPrefix($0) } }.flatMap { file in
+            Self.codeLines(file.text, matching: pattern).map { "\(file.path): \($0)" }
+        }
+        #expect(found.isEmpty, "switches on a handler's kind outside Handlers and HandlerSenders: \(found)")
+        #expect(!Self.codeLines("            if secret == nil, case .webhook = handler.action {", matching: pattern).isEmpty)
+        #expect(Self.codeLines("            if secret == nil, handler.action.isSigned {", matching: pattern).isEmpty)
+    }
+
+    /// ARCHITECTURE.md: the sequencer's decisions are a value, performed by one thread under
+    /// one lock: `SequencerState` and `Inbox` hold no lock and start no thread.
+    @Test func theSequencersDecisionsAreAValue() throws {
+        let files = try Self.sources().filter { ["Sources/Buttons/SequencerState.swift", "Sources/Buttons/SequencerState+Commands.swift", "Sources/Buttons/Inbox.swift"].contains($0.path) }
+        #expect(files.count == 3)
+        for file in files {
+            for pattern in [#"\b(Condition|Locked|startThread|pthread_)\b"#, #"\bclass\s"#, #"\bclock\."#] {
+                #expect(Self.codeLines(file.text, matching: pattern).isEmpty, "\(file.path) matches \(pattern)")
+            }
+        }
+        let sequencer = try #require(try Self.sources().first { $0.path == "Sources/Buttons/Sequencer.swift" })
+        // One stored lock (an `exclusive` call waits on a condition of its own).
+        #expect(Self.codeLines(sequencer.text, matching: #"^    (private )?let \w+ = (Condition|Locked)\b"#).count == 1, "the sequencer has one lock")
+    }
+}

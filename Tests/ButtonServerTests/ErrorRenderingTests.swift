@@ -8,7 +8,7 @@ import Testing
 /// `ErrorStatus` and `ButtonsError.body` in Bridges): one status and one body per error.
 @Suite struct ErrorRenderingTests {
     @Test(arguments: [
-        (ButtonsError.badRequest("no", field: "x"), 400), (.unauthorized("who?", challenge: "Bearer"), 401), (.forbidden("no"), 403),
+        (ButtonsError.badRequest("no", field: "x"), 400), (.unauthorized("who?", .missing), 401), (.forbidden("no"), 403),
         (.notFound("gone"), 404), (.conflict("busy", "busy"), 409), (.invalid("t", "bad t"), 422),
         (.unavailable("later", retryAfter: 2), 503),
     ])
@@ -20,14 +20,15 @@ import Testing
 
     @Test func theHeadersSayWhenAndHow() {
         #expect(ButtonsError.unavailable("later", retryAfter: 2).httpError.headers.map(\.1) == ["2"])
-        #expect(ButtonsError.unauthorized("who?", challenge: "Bearer").httpError.headers.map(\.0) == ["WWW-Authenticate"])
+        #expect(ButtonsError.unauthorized("who?", .missing).httpError.headers.map(\.0) == ["WWW-Authenticate"])
     }
 
-    /// The challenge `Auth` names is the one answered: the domain keeps only whose fault it was.
-    @Test(arguments: ["Bearer", #"Bearer error="invalid_token""#])
-    func theChallengeIsAnsweredAsAuthNamedIt(challenge: String) {
-        let error = ButtonsError.unauthorized("who?", challenge: challenge)
+    /// The domain says whose fault it was; the edge answers RFC 6750's challenge for it: a bare
+    /// `Bearer` asks for a token, `invalid_token` says the one sent is not valid.
+    @Test(arguments: [(ButtonsError.Credential.missing, "Bearer"), (.rejected, #"Bearer error="invalid_token""#)])
+    func theChallengeSaysWhoseFaultItWas(credential: ButtonsError.Credential, challenge: String) {
+        let error = ButtonsError.unauthorized("who?", credential)
         #expect(error.httpError.headers.map(\.1) == [challenge])
-        #expect(error.kind == .unauthorized(challenge == "Bearer" ? .missing : .rejected))
+        #expect(error.kind == .unauthorized(credential))
     }
 }

@@ -23,7 +23,7 @@ struct SequencerStateTests {
 
         init(_ buttons: [String], sheets: [String] = [], maxQueue: Int = 10) throws {
             for json in buttons {
-                let definition = try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)))
+                let definition = try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)), icons: [])
                 self.buttons[definition.id] = ButtonSlot(definition: definition)
             }
             for json in sheets {
@@ -102,21 +102,27 @@ struct SequencerStateTests {
         #expect(world.state.turn(replies.submissions([.input(button: "a", Input(.down, t: 2000))]), now: 5000).firstSeq == 9)
     }
 
+    /// Commands a push button `a` (one tap a series) at rest refuses, each for its own reason:
+    /// an up without a down, an unknown button, a batch whose second down finds the button
+    /// down, a face for a push button. `SequencerTests` submits them through the thread too.
+    static let refused: [Command] = [
+        .input(button: "a", Input(.up, t: 1000)),
+        .input(button: "nope", Input(.down, t: 1000)),
+        .batch([
+            Command.BatchItem(button: "a", input: Input(.down, t: 1000)),
+            Command.BatchItem(button: "a", input: Input(.down, t: 1010)),
+        ]),
+        .face(button: "a", face: 1),
+    ]
+
     @Test func refusalsLeaveNoEventAndNoMachineBehind() throws {
         let world = try World([#"{"id": "a", "maxTaps": 1}"#])
         let replies = Replies()
         let batch = world.state.turn(
-            replies.submissions([
-                .input(button: "a", Input(.up, t: 1000)),
-                .input(button: "nope", Input(.down, t: 1000)),
-                .batch([
-                    Command.BatchItem(button: "a", input: Input(.down, t: 1000)),
-                    Command.BatchItem(button: "a", input: Input(.down, t: 1010)),
-                ]),
-                .face(button: "a", face: 1),
-                .input(button: "a", Input(.down, t: 999_999)),
-                .press(button: "a", down: Input(.down, t: 1000), holdMs: 0),
-            ]), now: 1000)
+            replies.submissions(
+                Self.refused + [
+                    .input(button: "a", Input(.down, t: 999_999)), .press(button: "a", down: Input(.down, t: 1000), holdMs: 0),
+                ]), now: 1000)
         replies.answer(batch)
         #expect(replies.code(0) == "not_down")
         #expect(replies.code(1) == "not_found")

@@ -176,16 +176,7 @@ struct SequencerTests {
     @Test func refusalsAreAnsweredAtOnceAndUseNoSeq() throws {
         let f = try Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#])
         defer { f.stop() }
-        let answers = f.submit([
-            .input(button: "a", Input(.up, t: 1000)),
-            .input(button: "nope", Input(.down, t: 1000)),
-            .batch([
-                Command.BatchItem(button: "a", input: Input(.down, t: 1000)),
-                Command.BatchItem(button: "a", input: Input(.down, t: 1010)),
-            ]),
-            .face(button: "a", face: 1),
-            .press(button: "a", down: Input(.down, t: 1000), holdMs: 0),
-        ])
+        let answers = f.submit(SequencerStateTests.refused + [.press(button: "a", down: Input(.down, t: 1000), holdMs: 0)])
         #expect(throws: ButtonsError.self) { try answers[0].get() }
         if case .failure(let error) = answers[0] { #expect(error.kind == .conflict && error.code == "not_down") }
         if case .failure(let error) = answers[1] { #expect(error.kind == .notFound) }

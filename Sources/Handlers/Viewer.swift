@@ -1,8 +1,6 @@
-import Handlers
 import Outbox
 import ButtonStore
 import JSON
-import MicroHTTP
 import Platform
 
 /// Who reads a handler or a delivery, and so what of it is shown (SPEC §6 "What the press
@@ -11,36 +9,32 @@ import Platform
 /// echoed `Authorization`), so the press token sees where a handler points and how it is
 /// doing, never what it sends. The one place this is decided: the handler view, the handler
 /// lists, config export and the delivery log all render through it.
-enum Viewer: Sendable, Equatable {
+package enum Viewer: Sendable, Equatable {
     /// The admin token, or anyone when no token is configured (loopback): everything.
     case admin
     /// The press token: id, events, enabled, health, kind, and a webhook's scheme, host and port.
     case press
 
-    /// A grant's view: the admin role sees everything, the read and press roles what the
-    /// press token sees.
-    init(_ grant: Grant) { self = grant.role == .admin ? .admin : .press }
-
-    static let hidden: JSONValue = "***"
+    package static let hidden: JSONValue = "***"
 
     /// `value` for the admin, `"***"` for the press token.
-    func shown(_ value: JSONValue) -> JSONValue { self == .admin ? value : Self.hidden }
+    package func shown(_ value: JSONValue) -> JSONValue { self == .admin ? value : Self.hidden }
 
-    func shown(_ text: String) -> JSONValue { shown(.string(text)) }
+    package func shown(_ text: String) -> JSONValue { shown(.string(text)) }
 
     /// A webhook URL: whole for the admin; for the press token its scheme and authority
     /// (host and port) only, then `/***` when anything followed them (path, query, fragment).
-    func url(_ url: String) -> String {
+    package func url(_ url: String) -> String {
         guard self == .press else { return url }
         return URLParts(url)?.originRedacted ?? "***"
     }
 }
 
 extension Handler {
-    var json: JSONValue { json(for: .admin) }
+    package var json: JSONValue { json(for: .admin) }
 
     /// The handler as `viewer` may see it (the same shape for both; hidden values read `"***"`).
-    func json(for viewer: Viewer) -> JSONValue {
+    package func json(for viewer: Viewer) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "on": .array(on.map { .string($0.rawValue) }), "enabled": .bool(enabled),
         ]
@@ -76,7 +70,7 @@ extension Handler {
     }
 
     /// Where its deliveries go, for the log: `POST http://host/path` or `script name`.
-    func target(for viewer: Viewer) -> String {
+    package func target(for viewer: Viewer) -> String {
         switch action {
         case .webhook(let hook): "\(hook.method) \(viewer.url(hook.url))"
         case .script(let run): "script \(run.name)"
@@ -87,7 +81,7 @@ extension Handler {
 
 extension StoredAttempt {
     /// An attempt as the log shows it; the receiver's or the script's output is the admin's only.
-    func json(for viewer: Viewer) -> JSONValue {
+    package func json(for viewer: Viewer) -> JSONValue {
         var object: [String: JSONValue] = [
             "number": .int(Int64(number)), "startedAt": .int(startedAt), "durationMs": .int(durationMs),
             "outcome": .string(outcome), "output": viewer.shown(output),
