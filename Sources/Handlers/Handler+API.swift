@@ -2,7 +2,6 @@ import JSON
 import ButtonStore
 import Buttons
 import ButtonEngine
-import FoundationEssentials
 import Platform
 import Delivery
 import Dispatch
@@ -215,19 +214,32 @@ extension Handler {
 
     package static func validate(url: String, destinations: DestinationRules) throws(ButtonsError) {
         guard url.utf8.count <= 2048 else { throw ButtonsError.invalid("webhook.url", "webhook.url is longer than 2048 characters") }
-        guard !url.contains(where: { $0.isWhitespace || $0 == "\0" }), let parts = URLComponents(string: url),
-            let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty
+        // Platform's one URL parser. Refused as Foundation's `URLComponents` refused before it:
+        // a bad scheme, no host, a port that is not digits (or not 1…65535), text after `]`,
+        // an unbracketed IPv6 address; the path may hold any other character (a placeholder's
+        // braces among them: libcurl sends it encoded).
+        guard !url.contains(where: { $0.isWhitespace || $0 == "\0" }), let parts = URLParts(url), Self.isScheme(parts.scheme),
+            !parts.host.isEmpty, parts.isBracketed || !parts.host.contains(":"),
+            parts.afterHost.isEmpty || parts.port != nil, parts.port.map({ $0.isEmpty || parts.portNumber != nil }) ?? true
         else { throw ButtonsError.invalid("webhook.url", "webhook.url must be an absolute http:// or https:// URL") }
+        let scheme = parts.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw ButtonsError.invalid("webhook.url", "webhook.url must use http or https, not \(scheme)")
         }
-        guard parts.user == nil && parts.password == nil else {
+        guard parts.userInfo == nil else {
             throw ButtonsError.invalid("webhook.url", "webhook.url must not carry a user or password; send credentials in headers")
         }
-        let port = parts.port ?? (scheme == "https" ? 443 : 80)
+        let port = parts.portNumber ?? (scheme == "https" ? 443 : 80)
+        let host = parts.isBracketed ? "[\(parts.host)]" : String(parts.host)
         if let reason = destinations.refusal(literalHost: host, port: port) {
             throw ButtonsError.invalid("webhook.url", "webhook.url must not point at \(reason) (\(host))")
         }
+    }
+
+    /// A scheme: a letter, then letters, digits, `+`, `-` or `.`.
+    static func isScheme(_ scheme: Substring) -> Bool {
+        guard let first = scheme.utf8.first, first.isLetter else { return false }
+        return scheme.utf8.allSatisfy { $0.isLetter || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
     }
 
     package static func headers(_ fields: inout Fields) throws(ButtonsError) -> [String: String] {
@@ -291,4 +303,8 @@ extension Handler {
         if let option, event.type == .select, event.data.option != option { return false }
         return true
     }
+}
+
+extension UInt8 {
+    fileprivate var isLetter: Bool { (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A) }
 }
