@@ -39,14 +39,14 @@ extension RegistrySlot {
     package func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try lock.locked(body) }
 }
 
-package final class ButtonSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  // every `var` is guarded by `lock`
+package final class ButtonSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  // every `var` is guarded by `lock`, but `scheduledAt`, the sequencer thread's
     package static let kind = "button"
     package let id: String
     package let lock = Condition()
     package var definition: ButtonDefinition
     package var machine: ButtonMachine
     package var removed = false
-    /// Server time (ms) of the timer the scheduler holds for this button, if any (stage lock).
+    /// Server time (ms) of the timer the scheduler holds for this button, if any (the sequencer's thread only).
     package var scheduledAt: Int64?
 
     package init(definition: ButtonDefinition, machine: ButtonMachine) {
@@ -74,14 +74,14 @@ package final class ButtonSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  
 }
 
 /// One registered action sheet and its open/closed state.
-package final class SheetSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  // every `var` is guarded by `lock`
+package final class SheetSlot: RegistrySlot, TimedSlot, @unchecked Sendable {  // every `var` is guarded by `lock`, but `scheduledAt`, the sequencer thread's
     package static let kind = "sheet"
     package let id: String
     package let lock = Condition()
     package var definition: SheetDefinition
     package var machine: SheetMachine
     package var removed = false
-    /// Server time (ms) of the timeout the scheduler holds for this sheet, if any (stage lock).
+    /// Server time (ms) of the timeout the scheduler holds for this sheet, if any (the sequencer's thread only).
     package var scheduledAt: Int64?
 
     package init(definition: SheetDefinition) {

@@ -4,8 +4,9 @@ package protocol TimedSlot: AnyObject {
 }
 
 /// Real-time deadlines (server clock, ms) of button timers (long press, repeat, end of a
-/// tap series, max hold) or of sheets' open timeouts. A min-heap read and changed under the
-/// sequencer's stage lock. An entry whose slot was re-armed since is stale and fires nothing.
+/// tap series, max hold) or of sheets' open timeouts. A min-heap in `SequencerState`, read and
+/// changed on the sequencer's thread only. An entry whose slot was re-armed since is stale and
+/// fires nothing.
 package struct TimerHeap<Slot: TimedSlot> {
     package struct Entry {
         var at: Int64
