@@ -118,8 +118,7 @@ package final class HandlerRegistry: DeliveryRules {
         guard count < Self.maxPerOwner else {
             throw ButtonsError(.conflict, code: "limit_reached", message: "a \(definition.owner.kind) has at most \(Self.maxPerOwner) handlers")
         }
-        var secret: String?
-        if case .webhook = definition.action { secret = Signature.newSecret() }
+        let secret = definition.action.isSigned ? Signature.newSecret() : nil
         let position: Int
         do { position = try store.nextHandlerPosition(owner: definition.owner) } catch { throw Registry.storageError(error) }
         let entry = Entry(definition: definition, secret: secret, position: position)
@@ -148,7 +147,7 @@ package final class HandlerRegistry: DeliveryRules {
 
     package func rotateSecret(_ id: String) throws(ButtonsError) -> String {
         guard var entry = tables.withLock({ $0.byID[id] }) else { throw ButtonsError.notFound("no handler with id '\(id)'") }
-        guard case .webhook = entry.definition.action else { throw ButtonsError.conflict("not_webhook", "only webhook handlers have a secret") }
+        guard entry.definition.action.isSigned else { throw ButtonsError.conflict("not_webhook", "only webhook handlers have a secret") }
         let secret = Signature.newSecret()
         entry.secret = secret
         try save(entry)

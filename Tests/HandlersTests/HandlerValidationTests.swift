@@ -96,9 +96,22 @@ import Testing
         var says: [String]
         var testDescription: String { name }
 
+        /// A script handler with `members`, with a scripts directory, refused at `script.FIELD`.
+        static func script(_ name: String, _ members: String, status: Int = 422, field: String, says: String...) -> Refused {
+            Refused(
+                name, HandlerValidationTests.script(members), owner: door, rules: .open, scripts: true, status: status,
+                field: "script." + field, saying: says)
+        }
+
         init(
             _ name: String, _ body: String, owner: Source = door, rules: Rules = .open, scripts: Bool = false, status: Int = 422,
             field: String?, says: String...
+        ) {
+            self.init(name, body, owner: owner, rules: rules, scripts: scripts, status: status, field: field, saying: says)
+        }
+
+        init(
+            _ name: String, _ body: String, owner: Source, rules: Rules, scripts: Bool, status: Int, field: String?, saying says: [String]
         ) {
             self.name = name
             self.body = body
@@ -360,49 +373,29 @@ import Testing
     static let scriptRules: [Refused] = [
         Refused(
             "no scripts directory", script(#""name": "hello.sh""#), field: "script", says: "--scripts-dir DIR", "BUTTOND_SCRIPTS_DIR"),
-        Refused("name missing", script(#""args": []"#), scripts: true, field: "script.name", says: "required"),
-        Refused("name not a string", script(#""name": 1"#), scripts: true, status: 400, field: "script.name", says: "string"),
-        Refused("a parent", script(#""name": "../hello.sh""#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("dot dot", script(#""name": "..""#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("a subdirectory", script(#""name": "bin/hello.sh""#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("an absolute path", script(#""name": "/bin/sh""#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("a hidden file", script(#""name": ".hello.sh""#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("empty", script(#""name": """#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("a space", script(#""name": "hello sh""#), scripts: true, field: "script.name", says: "no / or .."),
-        Refused("missing", script(#""name": "missing.sh""#), scripts: true, field: "script.name", says: "no regular file 'missing.sh'"),
-        Refused("a directory", script(#""name": "bin""#), scripts: true, field: "script.name", says: "no regular file 'bin'"),
-        Refused("a symlink", script(#""name": "link.sh""#), scripts: true, field: "script.name", says: "no regular file 'link.sh'"),
-        Refused("not executable", script(#""name": "notes.txt""#), scripts: true, field: "script.name", says: "not executable"),
-        Refused(
-            "args not a list", script(#""name": "hello.sh", "args": "{button}""#), scripts: true, status: 400, field: "script.args",
-            says: "array"),
-        Refused(
-            "an arg not a string", script(#""name": "hello.sh", "args": ["a", 1]"#), scripts: true, status: 400,
-            field: "script.args[1]", says: "string"),
-        Refused(
-            "33 args", script(#""name": "hello.sh", "args": ["# + Array(repeating: #""a""#, count: 33).joined(separator: ", ") + "]"),
-            scripts: true, field: "script.args", says: "32"),
-        Refused(
-            "an arg over 1024 bytes", script(#""name": "hello.sh", "args": [""# + String(repeating: "é", count: 513) + #""]"#),
-            scripts: true, field: "script.args[0]", says: "1024 bytes"),
-        Refused(
-            "an arg with NUL", script(#""name": "hello.sh", "args": ["a\u0000b"]"#), scripts: true, field: "script.args[0]",
-            says: "NUL"),
-        Refused(
-            "timeoutMs over 300 s", script(#""name": "hello.sh", "timeoutMs": 300001"#), scripts: true, field: "script.timeoutMs",
-            says: "between 1000 and 300000"),
-        Refused(
-            "timeoutMs under 1 s", script(#""name": "hello.sh", "timeoutMs": 999"#), scripts: true, field: "script.timeoutMs",
-            says: "between 1000 and 300000"),
-        Refused(
-            "maxAttempts 0", script(#""name": "hello.sh", "maxAttempts": 0"#), scripts: true, field: "script.maxAttempts",
-            says: "between 1 and 20"),
-        Refused(
-            "expireAfterMs 10", script(#""name": "hello.sh", "expireAfterMs": 10"#), scripts: true, field: "script.expireAfterMs",
-            says: "between 1000"),
-        Refused(
-            "an unknown member", script(#""name": "hello.sh", "env": {"A": "b"}"#), scripts: true, field: "script.env",
-            says: "unknown field"),
+        .script("name missing", #""args": []"#, field: "name", says: "required"),
+        .script("name not a string", #""name": 1"#, status: 400, field: "name", says: "string"),
+        .script("a parent", #""name": "../hello.sh""#, field: "name", says: "no / or .."),
+        .script("dot dot", #""name": "..""#, field: "name", says: "no / or .."),
+        .script("a subdirectory", #""name": "bin/hello.sh""#, field: "name", says: "no / or .."),
+        .script("an absolute path", #""name": "/bin/sh""#, field: "name", says: "no / or .."),
+        .script("a hidden file", #""name": ".hello.sh""#, field: "name", says: "no / or .."),
+        .script("empty", #""name": """#, field: "name", says: "no / or .."),
+        .script("a space", #""name": "hello sh""#, field: "name", says: "no / or .."),
+        .script("missing", #""name": "missing.sh""#, field: "name", says: "no regular file 'missing.sh'"),
+        .script("a directory", #""name": "bin""#, field: "name", says: "no regular file 'bin'"),
+        .script("a symlink", #""name": "link.sh""#, field: "name", says: "no regular file 'link.sh'"),
+        .script("not executable", #""name": "notes.txt""#, field: "name", says: "not executable"),
+        .script("args not a list", #""name": "hello.sh", "args": "{button}""#, status: 400, field: "args", says: "array"),
+        .script("an arg not a string", #""name": "hello.sh", "args": ["a", 1]"#, status: 400, field: "args[1]", says: "string"),
+        .script("33 args", #""name": "hello.sh", "args": ["# + Array(repeating: #""a""#, count: 33).joined(separator: ", ") + "]", field: "args", says: "32"),
+        .script("an arg over 1024 bytes", #""name": "hello.sh", "args": [""# + String(repeating: "é", count: 513) + #""]"#, field: "args[0]", says: "1024 bytes"),
+        .script("an arg with NUL", #""name": "hello.sh", "args": ["a\u0000b"]"#, field: "args[0]", says: "NUL"),
+        .script("timeoutMs over 300 s", #""name": "hello.sh", "timeoutMs": 300001"#, field: "timeoutMs", says: "between 1000 and 300000"),
+        .script("timeoutMs under 1 s", #""name": "hello.sh", "timeoutMs": 999"#, field: "timeoutMs", says: "between 1000 and 300000"),
+        .script("maxAttempts 0", #""name": "hello.sh", "maxAttempts": 0"#, field: "maxAttempts", says: "between 1 and 20"),
+        .script("expireAfterMs 10", #""name": "hello.sh", "expireAfterMs": 10"#, field: "expireAfterMs", says: "between 1000"),
+        .script("an unknown member", #""name": "hello.sh", "env": {"A": "b"}"#, field: "env", says: "unknown field"),
     ]
 
     @Test(arguments: scriptRules)

@@ -66,19 +66,25 @@ def _host(server) -> bytes:
     return f"127.0.0.1:{server.port}".encode()
 
 
+def _healthz_with(line: bytes):
+    """A head builder: `GET /healthz` with a good Host, then `line` (which may hold its own CR
+    and LF) as the last header."""
+    return lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\n" + line + b"\r\n\r\n"
+
+
 # (name, head builder): each is refused 400 bad_request.
 BAD_REQUESTS = {
-    "NUL in a header value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\x00b\r\n\r\n",
-    "NUL at the end of a header value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\x00\r\n\r\n",
+    "NUL in a header value": _healthz_with(b"X-A: a\x00b"),
+    "NUL at the end of a header value": _healthz_with(b"X-A: a\x00"),
     "NUL at the end of a header before Host": lambda h: b"GET /healthz HTTP/1.1\r\nX-A: a\x00\r\nHost: " + h + b"\r\n\r\n",
-    "bare CR inside a header value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\rb\r\n\r\n",
-    "bare CR as a line end": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\rX-Evil: b\r\n\r\n",
-    "control byte in a header value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\x01b\r\n\r\n",
-    "ESC in a header value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: \x1b[31mred\r\n\r\n",
-    "DEL in a header value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\x7fb\r\n\r\n",
-    "obs-fold with a space": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\r\n b\r\n\r\n",
-    "obs-fold with a tab": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: a\r\n\tb\r\n\r\n",
-    "obs-fold continuing Host": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\n evil.example\r\n\r\n",
+    "bare CR inside a header value": _healthz_with(b"X-A: a\rb"),
+    "bare CR as a line end": _healthz_with(b"X-A: a\rX-Evil: b"),
+    "control byte in a header value": _healthz_with(b"X-A: a\x01b"),
+    "ESC in a header value": _healthz_with(b"X-A: \x1b[31mred"),
+    "DEL in a header value": _healthz_with(b"X-A: a\x7fb"),
+    "obs-fold with a space": _healthz_with(b"X-A: a\r\n b"),
+    "obs-fold with a tab": _healthz_with(b"X-A: a\r\n\tb"),
+    "obs-fold continuing Host": _healthz_with(b" evil.example"),
     "bare LF line ends": lambda h: b"GET /healthz HTTP/1.1\nHost: " + h + b"\nX-A: a\n\n",
     "one bare LF line end": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\nX-A: a\r\n\r\n",
     "Transfer-Encoding on HTTP/1.0": lambda h: (b"POST /api/v1/buttons HTTP/1.0\r\nHost: " + h +
@@ -86,7 +92,7 @@ BAD_REQUESTS = {
                                                 b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
     "two Origin headers": lambda h: (b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nOrigin: http://" + h +
                                      b"\r\nOrigin: http://evil.example\r\n\r\n"),
-    "two Host headers on HTTP/1.1": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nHost: evil.example\r\n\r\n",
+    "two Host headers on HTTP/1.1": _healthz_with(b"Host: evil.example"),
     "two Host headers on HTTP/1.0": lambda h: (b"GET /healthz HTTP/1.0\r\nHost: " + h +
                                                b"\r\nHost: evil.example\r\nConnection: keep-alive\r\n\r\n"),
 }
@@ -121,7 +127,7 @@ GOOD_REQUESTS = {
     "an empty line before the request line": lambda h: b"\r\nGET /healthz HTTP/1.1\r\nHost: " + h + b"\r\n\r\n",
     "empty and blank values, tabs": lambda h: (b"GET /healthz HTTP/1.1\r\nHost: " + h +
                                                b"\r\nX-A:\r\nX-B:   \r\nX-C: \tv\t \r\n\r\n"),
-    "UTF-8 in a value": lambda h: b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\nX-A: caf\xc3\xa9\r\n\r\n",
+    "UTF-8 in a value": _healthz_with(b"X-A: caf\xc3\xa9"),
     "a head of 22 KB": lambda h: (b"GET /healthz HTTP/1.1\r\nHost: " + h + b"\r\n" +
                                   b"".join(b"X-%d: " % i + b"v" * 900 + b"\r\n" for i in range(24)) + b"\r\n"),
     "HTTP/1.0 with one Host, kept alive": lambda h: b"GET /healthz HTTP/1.0\r\nHost: " + h + b"\r\nConnection: keep-alive\r\n\r\n",
