@@ -6,7 +6,7 @@ extension ButtonMachine {
     /// the max-hold cancel, and then there is no up to apply.
     public mutating func press(_ down: Input, holdMs: Int64, now: Int64) throws(InputError) -> [GestureEvent] {
         var events: [GestureEvent] = []
-        events.reserveCapacity(4)
+        events.reserveCapacity(6)  // down, up-inside, tap, a double tap, the last series's end
         try apply(down, now: now, into: &events)
         guard let downT = lastInputT else { return events }
         let upT = downT.saturatingAdd(Swift.max(holdMs, 0))

@@ -23,7 +23,8 @@ extension API {
     }
 
     static func eventsResponse(_ events: [ControlEvent]) -> Response {
-        .json(bytes: eventsBody(events.map(\.json)))
+        // A lazy view: no array of the events' JSON arrays made for one pass over them.
+        .json(bytes: eventsBody(events.lazy.map(\.json)))
     }
 
     /// Hands `command` to the sequencer; the connection waits, suspended, for its events

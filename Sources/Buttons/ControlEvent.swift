@@ -12,7 +12,8 @@ import JSON
 /// counting a press did.
 package final class ControlEvent: Sendable {
     package let seq: Int64
-    package let id: String
+    /// The run's id prefix, shared by every event of the run (the id is it and `seq`).
+    package let idPrefix: String
     package let type: EventType
     package let source: Source
     package let t: Int64
@@ -32,10 +33,11 @@ package final class ControlEvent: Sendable {
     package init(
         seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String?, timestamps: inout ISO8601Cache
     ) {
-        let id = Self.id(prefix: idPrefix, seq: seq)
-        let encoded = Self.encode(id: id, seq: seq, gesture: gesture, source: source, by: sender, timestamps: &timestamps)
+        let encoded = Self.encode(
+            id: Self.id(prefix: idPrefix, seq: seq), seq: seq, gesture: gesture, source: source, by: sender,
+            timestamps: &timestamps)
         self.seq = seq
-        self.id = id
+        self.idPrefix = idPrefix
         self.type = gesture.type
         self.source = source
         self.t = gesture.t
@@ -44,6 +46,10 @@ package final class ControlEvent: Sendable {
         self.json = encoded.json
         self.dataRange = encoded.dataRange
     }
+
+    /// `idPrefix` then `seq` in base 36: made when asked (a webhook's row, a history row of
+    /// another run), not for every event, whose own JSON already holds it.
+    package var id: String { Self.id(prefix: idPrefix, seq: seq) }
 
     /// `prefix` then `seq` in base 36 (what `idPrefix + String(seq, radix: 36)` gives),
     /// written into one string: no intermediate string for the digits, no second copy.

@@ -36,29 +36,14 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     /// An event as its row: compact (its JSON was rendered by `EventJSON`), with no id when
     /// the id is this run's prefix and its seq.
     package func stored(_ event: ControlEvent) -> StoredEvent {
-        let compact = StoredEvent.Compact(data: event.dataRange, by: event.by, derivedID: derivesID(event))
-        switch event.source {
-        case .button(let name):
-            return StoredEvent(
-                seq: event.seq, id: event.id, type: event.type.rawValue, button: name, sheet: nil, t: event.t, json: event.json,
-                compact: compact)
-        case .sheet(let name):
-            return StoredEvent(
-                seq: event.seq, id: event.id, type: event.type.rawValue, button: nil, sheet: name, t: event.t, json: event.json,
-                compact: compact)
-        }
-    }
-
-    /// Whether `event.id` is `idPrefix` followed by its seq in base 36 (how `ControlEvent` makes it).
-    private func derivesID(_ event: ControlEvent) -> Bool {
-        guard event.seq > 0, event.id.hasPrefix(idPrefix) else { return false }
-        var digits = 0
-        var rest = event.seq
-        while rest > 0 {
-            digits += 1
-            rest /= 36
-        }
-        return event.id.utf8.count == idPrefix.utf8.count + digits
+        // This run's prefix and a positive seq: the row's run gives the id back, so it is not
+        // made (nor stored) at all.
+        let derived = event.seq > 0 && event.idPrefix == idPrefix
+        let compact = StoredEvent.Compact(data: event.dataRange, by: event.by, derivedID: derived)
+        // Made in one place: a value built in two branches was copied and destroyed once more.
+        return StoredEvent(
+            seq: event.seq, id: derived ? "" : event.id, type: event.type.rawValue, button: event.source.button,
+            sheet: event.source.sheet, t: event.t, json: event.json, compact: compact)
     }
 
     /// Events between two maintenance writes: the longest tail of the log a filtered read walks.
@@ -71,8 +56,14 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     package func write(_ events: [ControlEvent], states: [ButtonStateChange], deliveries: [DeliveryRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let maintain = sinceTrim + events.count >= maintenanceInterval
+        // Each row made in its place: `events.map(stored)` made it, copied it into the array and
+        // destroyed the original (a retain and a release of each of its strings and its JSON).
+        let rows = [StoredEvent](unsafeUninitializedCapacity: events.count) { buffer, count in
+            for index in events.indices { (buffer.baseAddress! + index).initialize(to: stored(events[index])) }
+            count = events.count
+        }
         try store.commit(
-            events: events.map(stored), states: states, deliveries: deliveries,
+            events: rows, states: states, deliveries: deliveries,
             keepEvents: maintain ? retention : nil, indexSources: maintain)
         nextSeq += Int64(events.count)
         sinceTrim = maintain ? 0 : sinceTrim + events.count

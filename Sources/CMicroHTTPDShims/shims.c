@@ -257,11 +257,12 @@ static void *watchdog(void *arg) {
             } else if (deadline > CROWDED_DEADLINE_MS && w->group->admitted >= w->group->crowded_at) {
                 deadline = CROWDED_DEADLINE_MS;
             }
-            if (deadline != 0 && w->waiting_since_ms != 0 && now - w->waiting_since_ms > (int64_t)deadline) {
+            int64_t since = __atomic_load_n(&w->waiting_since_ms, __ATOMIC_ACQUIRE);
+            if (deadline != 0 && since != 0 && now - since > (int64_t)deadline) {
                 /* Under the lock: libmicrohttpd reports the close (which takes it) before it
                    closes the descriptor, so this is still that connection's socket. */
                 shutdown(w->fd, SHUT_RDWR);
-                w->waiting_since_ms = 0;
+                __atomic_compare_exchange_n(&w->waiting_since_ms, &since, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
             }
         }
         pthread_mutex_unlock(&watch_lock);
@@ -314,15 +315,15 @@ static void bd_notify_connection(void *cls, struct MHD_Connection *connection, v
     }
 }
 
+/* Twice a request, on every worker: no lock. `watch_lock` keeps the list (a watch stays on it
+   until its connection's close is reported, which its own worker does after the request's
+   end); the two fields are atomic, `idle_bytes` stored before the time that publishes it. */
 static void set_waiting(struct MHD_Connection *connection, int waiting) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     if (info == NULL || info->socket_context == NULL) return;
     struct bd_watch *w = info->socket_context;
-    uint64_t received = waiting ? bytes_received(w->fd) : 0;
-    pthread_mutex_lock(&watch_lock);
-    w->waiting_since_ms = waiting ? monotonic_ms() : 0;
-    if (waiting) w->idle_bytes = received;
-    pthread_mutex_unlock(&watch_lock);
+    if (waiting) __atomic_store_n(&w->idle_bytes, bytes_received(w->fd), __ATOMIC_RELAXED);
+    __atomic_store_n(&w->waiting_since_ms, waiting ? monotonic_ms() : 0, __ATOMIC_RELEASE);
 }
 
 static struct bd_watch *watch_of(struct MHD_Connection *connection) {
@@ -471,7 +472,9 @@ unsigned int bd_requests_under_way(void *group) {
     unsigned int count = 0;
     pthread_mutex_lock(&watch_lock);
     for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
-        if (w->group == group && (w->waiting_since_ms == 0 || bytes_received(w->fd) > w->idle_bytes)) count++;
+        if (w->group != group) continue;
+        int waiting = __atomic_load_n(&w->waiting_since_ms, __ATOMIC_ACQUIRE) != 0;
+        if (!waiting || bytes_received(w->fd) > __atomic_load_n(&w->idle_bytes, __ATOMIC_RELAXED)) count++;
     }
     pthread_mutex_unlock(&watch_lock);
     return count;

@@ -10,7 +10,7 @@ public struct LogLine {
 
     init(format: Logger.Format, at time: Int64, level: Logger.Level, message: String, lineTime: LineTime) {
         self.format = format
-        bytes.reserveCapacity(224)
+        bytes.reserveCapacity(320)
         switch format {
         case .logfmt:
             Logger.append("ts=", to: &bytes)
