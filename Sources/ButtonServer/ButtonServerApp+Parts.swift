@@ -60,7 +60,10 @@ extension ButtonServerApp {
                     "outcome": result.outcome.rawValue, "status": attempt.delivery.status.name,
                     "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
                     "duration_ms": String(result.durationMs),
-                ])
+                ],
+                // Written with others (≤ 2 ms later), as a request's: one write a delivery was a
+                // system call for each.
+                gathered: true)
             if attempt.decision == .finishAndDisable { handlers.disable(attempt.delivery.handler) }
             if health.record(attempt) || attempt.decision == .finishAndDisable, let handler = try? handlers.get(attempt.delivery.handler) {
                 views.announce(owner: handler.owner)

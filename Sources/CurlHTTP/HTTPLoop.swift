@@ -62,13 +62,16 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
             curl_easy_cleanup(handle)
             return completion(.failure(error))
         }
-        let accepted = lock.locked {
-            guard !shared.stopping else { return false }
+        // The loop is woken by the first request it has not taken yet; those after it ride on
+        // that wake-up (a busy dispatcher hands several over at once, and each wake-up is a
+        // system call here and one in the loop).
+        let (accepted, wake) = lock.locked {
+            guard !shared.stopping else { return (false, false) }
             shared.incoming.append((transfer, completion))
-            return true
+            return (true, shared.incoming.count == 1)
         }
         guard accepted else { return completion(.failure(Self.stoppedFailure)) }
-        curl_multi_wakeup(multi)
+        if wake { curl_multi_wakeup(multi) }
     }
 
     /// Ends the loop: transfers under way are cut off and completed with a failure. Waits
