@@ -78,12 +78,11 @@ package struct Batch {
         _ gestures: [GestureEvent], of source: Source, idPrefix: String, by sender: String? = nil
     ) -> Range<Int> {
         let start = events.count
-        // By index: `for gesture in gestures` copied each gesture (and its data's strings).
-        for index in gestures.indices {
+        for gesture in gestures {
             events.append(
                 ControlEvent(
-                    seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gestures[index], source: source,
-                    by: sender, timestamps: &timestamps))
+                    seq: firstSeq + Int64(events.count), idPrefix: idPrefix, gesture: gesture, source: source, by: sender,
+                    timestamps: &timestamps))
         }
         return start..<events.count
     }

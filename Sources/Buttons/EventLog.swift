@@ -40,7 +40,6 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
         // made (nor stored) at all.
         let derived = event.seq > 0 && event.idPrefix == idPrefix
         let compact = StoredEvent.Compact(data: event.dataRange, by: event.by, derivedID: derived)
-        // Made in one place: a value built in two branches was copied and destroyed once more.
         return StoredEvent(
             seq: event.seq, id: derived ? "" : event.id, type: event.type.rawValue, button: event.source.button,
             sheet: event.source.sheet, t: event.t, json: event.json, compact: compact)
@@ -56,14 +55,8 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     package func write(_ events: [ControlEvent], states: [ButtonStateChange], deliveries: [DeliveryRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let maintain = sinceTrim + events.count >= maintenanceInterval
-        // Each row made in its place: `events.map(stored)` made it, copied it into the array and
-        // destroyed the original (a retain and a release of each of its strings and its JSON).
-        let rows = [StoredEvent](unsafeUninitializedCapacity: events.count) { buffer, count in
-            for index in events.indices { (buffer.baseAddress! + index).initialize(to: stored(events[index])) }
-            count = events.count
-        }
         try store.commit(
-            events: rows, states: states, deliveries: deliveries,
+            events: events.map(stored), states: states, deliveries: deliveries,
             keepEvents: maintain ? retention : nil, indexSources: maintain)
         nextSeq += Int64(events.count)
         sinceTrim = maintain ? 0 : sinceTrim + events.count

@@ -90,12 +90,11 @@ package struct SequencerState {
 
     /// One turn: the timers due at `now` first (a timer's events are committed ahead of the
     /// input that follows it), then `submissions` in order.
-    package mutating func turn(_ submissions: [Submission], now: Int64) -> Batch {
+    package mutating func turn(_ submissions: some Sequence<Submission>, now: Int64) -> Batch {
         var batch = Batch(firstSeq: nextSeq, timestamps: timestamps)
         batch.reserve(events: lastSize.events, answers: lastSize.answers, buttons: lastSize.buttons)
         fireDueTimers(into: &batch, now: now)
-        // By index: `for submission in submissions` copied each (its command and reply).
-        for index in submissions.indices { apply(submissions[index], to: &batch, now: now) }
+        for submission in submissions { apply(submission, to: &batch, now: now) }
         timestamps = batch.timestamps
         lastSize = (batch.events.count, batch.answers.count, batch.buttons.count)
         return batch
