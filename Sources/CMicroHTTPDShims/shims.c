@@ -71,8 +71,10 @@ static int has_control_byte(const char *uri) {
    connection pool (which a few hundred parameters, or a few dozen long ones, exhaust,
    leaving the connection with no answer at all). Too many or too long: the query is cut off
    where it starts, so nothing is parsed, and the request is marked for an error answer. */
+static void request_begun(struct MHD_Connection *connection);
+
 static void *bd_uri_check(void *cls, const char *uri, struct MHD_Connection *connection) {
-    (void)connection;
+    request_begun(connection);
     unsigned int limit = (unsigned int)(uintptr_t)cls;
     if (has_control_byte(uri)) return &bad_target;
     char *query = strchr(uri, '?');
@@ -133,7 +135,7 @@ struct bd_watch {
     struct bd_watch *prev, *next;
     int fd;
     int64_t waiting_since_ms; /* 0: a request is being handled (or the connection is a stream) */
-    uint64_t idle_bytes;      /* what the socket had received when its last request ended */
+    int begun;                /* a request line has arrived since the last request ended */
     struct bd_watch_group *group;
     unsigned char address[16]; /* the peer, IPv4 as IPv4-mapped IPv6 */
     int known_address;
@@ -223,14 +225,10 @@ static void release(struct bd_watch_group *group, struct bd_watch *w) {
     }
 }
 
-/* Bytes the socket has received (0 if the kernel cannot say): more than when its last request
-   ended means a new request has begun, though libmicrohttpd has not seen all its head yet. */
-static uint64_t bytes_received(int fd) {
-    struct tcp_info info;
-    socklen_t length = sizeof info;
-    memset(&info, 0, sizeof info);
-    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return 0;
-    return info.tcpi_bytes_received;
+/* Bytes the kernel holds for the socket that libmicrohttpd has not read yet (0 if it cannot say). */
+static int unread_bytes(int fd) {
+    int count = 0;
+    return ioctl(fd, SIOCINQ, &count) == 0 ? count : 0;
 }
 
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -315,20 +313,27 @@ static void bd_notify_connection(void *cls, struct MHD_Connection *connection, v
     }
 }
 
-/* Twice a request, on every worker: no lock. `watch_lock` keeps the list (a watch stays on it
-   until its connection's close is reported, which its own worker does after the request's
-   end); the two fields are atomic, `idle_bytes` stored before the time that publishes it. */
-static void set_waiting(struct MHD_Connection *connection, int waiting) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    if (info == NULL || info->socket_context == NULL) return;
-    struct bd_watch *w = info->socket_context;
-    if (waiting) __atomic_store_n(&w->idle_bytes, bytes_received(w->fd), __ATOMIC_RELAXED);
-    __atomic_store_n(&w->waiting_since_ms, waiting ? monotonic_ms() : 0, __ATOMIC_RELEASE);
-}
-
 static struct bd_watch *watch_of(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
+}
+
+/* Three times a request, on every worker: no lock and no system call. `watch_lock` keeps the
+   list (a watch stays on it until its connection's close is reported, which its own worker
+   does after the request's end); the fields are atomic, `begun` cleared before the time that
+   publishes it. (The request's end once read the socket's TCP_INFO here, to tell later whether
+   bytes had come since: a system call on every request, for what only a drain asks.) */
+static void set_waiting(struct MHD_Connection *connection, int waiting) {
+    struct bd_watch *w = watch_of(connection);
+    if (w == NULL) return;
+    if (waiting) __atomic_store_n(&w->begun, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->waiting_since_ms, waiting ? monotonic_ms() : 0, __ATOMIC_RELEASE);
+}
+
+/* libmicrohttpd has the request line of the connection's next request (its URI callback). */
+static void request_begun(struct MHD_Connection *connection) {
+    struct bd_watch *w = watch_of(connection);
+    if (w != NULL) __atomic_store_n(&w->begun, 1, __ATOMIC_RELAXED);
 }
 
 int bd_connection_refused(struct MHD_Connection *connection) {
@@ -473,8 +478,11 @@ unsigned int bd_requests_under_way(void *group) {
     pthread_mutex_lock(&watch_lock);
     for (struct bd_watch *w = watch_head; w != NULL; w = w->next) {
         if (w->group != group) continue;
+        /* Under way: between its head and its answer, or its next request line has come, or
+           bytes of one wait in the socket. (A request line cut in two, of which libmicrohttpd
+           has read only the first part, is not seen: it is taken for an idle connection.) */
         int waiting = __atomic_load_n(&w->waiting_since_ms, __ATOMIC_ACQUIRE) != 0;
-        if (!waiting || bytes_received(w->fd) > __atomic_load_n(&w->idle_bytes, __ATOMIC_RELAXED)) count++;
+        if (!waiting || __atomic_load_n(&w->begun, __ATOMIC_RELAXED) || unread_bytes(w->fd) > 0) count++;
     }
     pthread_mutex_unlock(&watch_lock);
     return count;
