@@ -33,8 +33,31 @@ public enum EventJSON {
         id: String, seq: Int64, type: String, button: String?, sheet: String?, t: Int64, timestamps: inout ISO8601Cache,
         into w: inout JSONCursor
     ) {
+        head(seq: seq, type: type, button: button, sheet: sheet, t: t, timestamps: &timestamps, into: &w) { $0.string(id) }
+    }
+
+    /// `head` of an event whose id is `idPrefix` and its seq (`EventID`), written in place,
+    /// through a cursor of at least `headBound(idPrefix:…)` bytes.
+    package static func head(
+        idPrefix: String, seq: Int64, type: String, button: String?, sheet: String?, t: Int64,
+        timestamps: inout ISO8601Cache, into w: inout JSONCursor
+    ) {
+        head(seq: seq, type: type, button: button, sheet: sheet, t: t, timestamps: &timestamps, into: &w) {
+            EventID.write(prefix: idPrefix, seq: seq, into: &$0)
+        }
+    }
+
+    /// Most bytes `head(idPrefix:…)` writes for these strings.
+    public static func headBound(idPrefix: String, type: String, button: String?, sheet: String?) -> Int {
+        headBound(id: "", type: type, button: button, sheet: sheet) + EventID.bound(prefix: idPrefix)
+    }
+
+    private static func head(
+        seq: Int64, type: String, button: String?, sheet: String?, t: Int64, timestamps: inout ISO8601Cache,
+        into w: inout JSONCursor, id: (inout JSONCursor) -> Void
+    ) {
         w.raw(#"{"id":"#)
-        w.string(id)
+        id(&w)
         w.raw(#","seq":"#)
         w.integer(seq)
         w.raw(#","type":"#)

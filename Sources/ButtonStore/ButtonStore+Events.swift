@@ -273,7 +273,7 @@ extension ButtonStore {
         let button = row.optionalText(3)
         let sheet = row.optionalText(4)
         let t = row.int64(5)
-        let id = row.optionalText(1) ?? prefix(seq) + String(seq, radix: 36)
+        let id = row.optionalText(1) ?? EventID.string(prefix: prefix(seq), seq: seq)
         if let json = row.optionalBlob(6) {
             return StoredEvent(seq: seq, id: id, type: type, button: button, sheet: sheet, t: t, json: json)
         }

@@ -34,8 +34,7 @@ package final class ControlEvent: Sendable {
         seq: Int64, idPrefix: String, gesture: GestureEvent, source: Source, by sender: String?, timestamps: inout ISO8601Cache
     ) {
         let encoded = Self.encode(
-            id: Self.id(prefix: idPrefix, seq: seq), seq: seq, gesture: gesture, source: source, by: sender,
-            timestamps: &timestamps)
+            idPrefix: idPrefix, seq: seq, gesture: gesture, source: source, by: sender, timestamps: &timestamps)
         self.seq = seq
         self.idPrefix = idPrefix
         self.type = gesture.type
@@ -49,48 +48,24 @@ package final class ControlEvent: Sendable {
 
     /// `idPrefix` then `seq` in base 36: made when asked (a webhook's row, a history row of
     /// another run), not for every event, whose own JSON already holds it.
-    package var id: String { Self.id(prefix: idPrefix, seq: seq) }
-
-    /// `prefix` then `seq` in base 36 (what `idPrefix + String(seq, radix: 36)` gives),
-    /// written into one string: no intermediate string for the digits, no second copy.
-    static func id(prefix: String, seq: Int64) -> String {
-        let maxDigits = 14  // `-` and 13 base-36 digits of Int64.max
-        return String(unsafeUninitializedCapacity: prefix.utf8.count + maxDigits) { out in
-            var count = out.initialize(from: prefix.utf8).index
-            if seq < 0 {
-                out[count] = UInt8(ascii: "-")
-                count += 1
-            }
-            var digits = 1
-            var rest = seq.magnitude / 36
-            while rest > 0 {
-                digits += 1
-                rest /= 36
-            }
-            var magnitude = seq.magnitude
-            for index in (count..<(count + digits)).reversed() {
-                let digit = UInt8(magnitude % 36)
-                out[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-                magnitude /= 36
-            }
-            return count + digits
-        }
-    }
+    package var id: String { EventID.string(prefix: idPrefix, seq: seq) }
 
     /// Renders the event with `EventJSON` (what the store renders a compact row with) and
     /// says where its data object lies, which is all of it the row keeps. One pass of plain
     /// stores on the stack, then one array of the event's size.
     private static func encode(
-        id: String, seq: Int64, gesture: GestureEvent, source: Source, by: String?, timestamps: inout ISO8601Cache
+        idPrefix: String, seq: Int64, gesture: GestureEvent, source: Source, by: String?, timestamps: inout ISO8601Cache
     ) -> (json: [UInt8], dataRange: Range<Int>) {
         let type = gesture.type.rawValue
         let (button, sheet) = (source.button, source.sheet)
-        let bound = EventJSON.headBound(id: id, type: type, button: button, sheet: sheet) + EventJSON.dataBound(of: gesture.data)
+        let bound = EventJSON.headBound(idPrefix: idPrefix, type: type, button: button, sheet: sheet)
+            + EventJSON.dataBound(of: gesture.data)
             + EventJSON.tailBound(by: by)
         var dataRange = 0..<0
         let json = JSONCursor.render(bound: bound) { w in
             EventJSON.head(
-                id: id, seq: seq, type: type, button: button, sheet: sheet, t: gesture.t, timestamps: &timestamps, into: &w)
+                idPrefix: idPrefix, seq: seq, type: type, button: button, sheet: sheet, t: gesture.t,
+                timestamps: &timestamps, into: &w)
             let dataStart = w.count
             EventJSON.data(gesture.data, into: &w)
             dataRange = dataStart..<w.count

@@ -104,6 +104,23 @@ public struct JSONCursor: ~Copyable {
     /// strings (ids, names, types) need no escape: one scan, then one copy.
     public mutating func string(_ string: String) {
         byte(UInt8(ascii: "\""))
+        contents(of: string)
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// A JSON string of `prefix` and then what `suffix` writes: at most `maxSuffix` bytes of
+    /// printable ASCII that need no escape, its length returned (an id's digits, say, written
+    /// in place rather than made a string first). Takes `bound(of: prefix) + maxSuffix` bytes.
+    public mutating func string(_ prefix: String, maxSuffix: Int, _ suffix: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        byte(UInt8(ascii: "\""))
+        contents(of: prefix)
+        checkRoom(maxSuffix)
+        position += suffix(UnsafeMutableBufferPointer(rebasing: buffer[position..<(position + maxSuffix)]))
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// `string`'s characters, escaped where JSON needs it, without the quotes.
+    private mutating func contents(of string: String) {
         let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
             if Self.needsEscape(bytes) {
                 escaped(bytes)
@@ -115,7 +132,6 @@ public struct JSONCursor: ~Copyable {
             }
         }
         if done == nil { escaped(string.utf8) }
-        byte(UInt8(ascii: "\""))
     }
 
     private static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

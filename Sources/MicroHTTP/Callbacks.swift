@@ -269,10 +269,11 @@ let accessHandler: MHD_AccessHandlerCallback = {
         query: query, headers: Headers(of: connection),
         body: context.body, remoteAddress: "")
     context.body = []
-    let configuration = server.configuration
-    if let refusal = configuration.gate.refusal(
-        host: request.headers["host"], origin: request.headers["origin"], boundHost: configuration.host,
-        tls: configuration.tls != nil, clock: server.clock)
+    // Each field read where it is used: a local copy of the configuration retained and
+    // released every string and array in it, on every request.
+    if let refusal = server.configuration.gate.refusal(
+        host: request.headers["host"], origin: request.headers["origin"], boundHost: server.configuration.host,
+        tls: server.configuration.tls != nil, clock: server.clock)
     {
         var response = refusal.response
         // A misdirected request (RFC 9110 §15.5.20) is retried on another connection: nothing
@@ -282,7 +283,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
             response, route: String(refusal.status), method: methodName, path: path, context: context,
             connection: connection, server: server)
     }
-    if let origin = configuration.gate.crossOrigin(request.headers["origin"]) {
+    if let origin = server.configuration.gate.crossOrigin(request.headers["origin"]) {
         context.crossOrigin = origin
         if methodName == "OPTIONS", request.headers["access-control-request-method"] != nil {
             return answer(

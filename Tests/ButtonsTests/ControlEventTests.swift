@@ -1,4 +1,5 @@
 import ButtonEngine
+import JSON
 import Platform
 import Testing
 
@@ -41,9 +42,16 @@ import Testing
     }
 
     @Test(arguments: [0, 1, 35, 36, 1_295, 1_296, 1_234_567, .max, -1, -36, .min] as [Int64])
-    func theIDIsThePrefixAndTheSeqInBase36(seq: Int64) {
-        #expect(ControlEvent.id(prefix: "evt_k3j9x0qa_", seq: seq) == "evt_k3j9x0qa_" + String(seq, radix: 36))
-        #expect(ControlEvent.id(prefix: "", seq: seq) == String(seq, radix: 36))
+    func theIDIsThePrefixAndTheSeqInBase36(seq: Int64) throws {
+        #expect(EventID.string(prefix: "evt_k3j9x0qa_", seq: seq) == "evt_k3j9x0qa_" + String(seq, radix: 36))
+        #expect(EventID.string(prefix: "", seq: seq) == String(seq, radix: 36))
+        // The JSON holds the same id, written in place (a prefix JSON must escape too).
+        for prefix in ["evt_k3j9x0qa_", "", "q\"\\\u{1}_"] {
+            let event = ControlEvent(seq: seq, idPrefix: prefix, gesture: GestureEvent(.tap, t: 0), source: .button("b"))
+            let parsed = try JSONParser.parse(event.json)
+            #expect(parsed["id"] == .string(prefix + String(seq, radix: 36)))
+            #expect(event.id == prefix + String(seq, radix: 36))
+        }
     }
 
     /// The events of one batch share its timestamp cache: across seconds, days and back in
