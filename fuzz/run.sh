@@ -8,11 +8,13 @@ cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${FUZZ_SECONDS:-30}
 OUT=.build/fuzz
 mkdir -p "$OUT" fuzz/corpus fuzz/artifacts
-# The engine without EventJSON.swift: the event's JSON shape imports JSON and Platform as
-# modules, and this target builds JSON's sources and the engine's as one (it fuzzes the parser
-# and the machines, not the rendering).
+# The engine without its rendering (EventJSON.swift, EventID.swift): those import JSON and
+# Platform as modules, and this target builds JSON's sources and the engine's as one (it fuzzes
+# the parser and the machines, not the rendering).
 ENGINE=()
-for f in Sources/ButtonEngine/*.swift; do [ "$(basename "$f")" = EventJSON.swift ] || ENGINE+=("$f"); done
+for f in Sources/ButtonEngine/*.swift; do
+    case "$(basename "$f")" in EventJSON.swift | EventID.swift) ;; *) ENGINE+=("$f") ;; esac
+done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -package-name buttond \
     Sources/JSON/*.swift \
     "${ENGINE[@]}" fuzz/FuzzTarget.swift -o "$OUT/fuzz-buttond"
