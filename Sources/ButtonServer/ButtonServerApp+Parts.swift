@@ -96,13 +96,12 @@ extension ButtonServerApp {
                 metrics.rejected(Metrics.rejectionReason(status: record.status))
             }
             guard logger.level <= .info else { return }
-            let duration = LogLine.milliseconds(micros: Int(record.durationSeconds * 1_000_000))
             logger.log(.info, "request", gathered: true) { line in
                 line.field("method", record.method)
                 line.field("path", record.path)
                 line.field("route", record.route)
-                line.field("status", String(record.status))
-                line.field("duration_ms", duration)
+                line.field("status", integer: record.status)
+                line.field("duration_ms", milliseconds: Int(record.durationSeconds * 1_000_000))
                 line.field("remote", record.remoteAddress)
                 // A named token by its name, never its value; a fixed token by its role.
                 if let principal = record.principal { line.field("token", principal.name) }

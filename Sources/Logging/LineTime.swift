@@ -9,10 +9,10 @@ final class LineTime: Sendable {
     private let last = Locked(ISO8601Cache())
 
     /// Appends `Timestamp.iso8601(milliseconds:)`'s text for `milliseconds` to `line`.
-    func append(_ milliseconds: Int64, to line: inout [UInt8]) {
+    func append(_ milliseconds: Int64, to line: inout LogLine) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.iso8601Length) { buffer in
             last.withLock { $0.iso8601(milliseconds: milliseconds, into: buffer) }
-            line.append(contentsOf: buffer)
+            line.put(UnsafeBufferPointer(buffer))
         }
     }
 }

@@ -1,55 +1,137 @@
 import Platform
 
 /// A log line as it is written: it starts with its time, level and message, and `field` adds
-/// each key and value in the line's format (logfmt or JSON). Built as bytes in one buffer:
-/// string interpolation and `+=` cost a request's line several allocations and most of its
-/// instructions.
-public struct LogLine {
-    private var bytes: [UInt8] = []
+/// each key and value in the line's format (logfmt or JSON). Built with plain stores into one
+/// buffer (the logger's, on the stack, grown onto the heap only for a very long line): string
+/// interpolation and `+=` cost a request's line several allocations and most of its
+/// instructions, and appending its pieces to an array paid the array's checks for each.
+public struct LogLine: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+    /// `start` was allocated here (the line outgrew its first buffer), not lent by the caller.
+    private var owned = false
     private let format: Logger.Format
 
-    init(format: Logger.Format, at time: Int64, level: Logger.Level, message: String, lineTime: LineTime) {
+    init(
+        buffer: UnsafeMutableBufferPointer<UInt8>, format: Logger.Format, at time: Int64, level: Logger.Level,
+        message: String, lineTime: LineTime
+    ) {
+        start = buffer.baseAddress!
+        capacity = buffer.count
         self.format = format
-        bytes.reserveCapacity(320)
         switch format {
         case .logfmt:
-            Logger.append("ts=", to: &bytes)
-            lineTime.append(time, to: &bytes)
-            Logger.append(" level=", to: &bytes)
-            Logger.append(level.rawValue, to: &bytes)
-            Logger.append(" msg=", to: &bytes)
-            Logger.appendQuoted(message, to: &bytes)
+            put("ts=")
+            lineTime.append(time, to: &self)
+            put(" level=")
+            put(level.rawValue)
+            put(" msg=")
+            putQuoted(message)
         case .json:
-            Logger.append(#"{"ts":""#, to: &bytes)
-            lineTime.append(time, to: &bytes)
-            Logger.append(#"","level":""#, to: &bytes)
-            Logger.append(level.rawValue, to: &bytes)
-            Logger.append(#"","msg":"#, to: &bytes)
-            Logger.appendJSONString(message, to: &bytes)
+            put(#"{"ts":""#)
+            lineTime.append(time, to: &self)
+            put(#"","level":""#)
+            put(level.rawValue)
+            put(#"","msg":"#)
+            putJSONString(message)
         }
     }
+
+    deinit { if owned { start.deallocate() } }
 
     /// Adds ` key=value` (the value quoted when it must be), or `,"key":"value"` in JSON.
     public mutating func field(_ key: String, _ value: String) {
         switch format {
         case .logfmt:
-            bytes.append(UInt8(ascii: " "))
-            Logger.append(key, to: &bytes)
-            bytes.append(UInt8(ascii: "="))
-            Logger.appendQuoted(value, to: &bytes)
+            put(UInt8(ascii: " "))
+            put(key)
+            put(UInt8(ascii: "="))
+            putQuoted(value)
         case .json:
-            bytes.append(UInt8(ascii: ","))
-            Logger.appendJSONString(key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            Logger.appendJSONString(value, to: &bytes)
+            put(UInt8(ascii: ","))
+            putJSONString(key)
+            put(UInt8(ascii: ":"))
+            putJSONString(value)
         }
     }
 
-    /// The line's bytes, ended (and closed, in JSON). Mutating rather than consuming: the
-    /// bytes returned then share the line's buffer instead of being copied to end them.
-    mutating func finished() -> [UInt8] {
-        if format == .json { bytes.append(UInt8(ascii: "}")) }
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+    /// A field whose value is printable ASCII that needs no quotes nor escapes (a number's digits).
+    mutating func field(_ key: String, plain value: UnsafeBufferPointer<UInt8>) {
+        switch format {
+        case .logfmt:
+            put(UInt8(ascii: " "))
+            put(key)
+            put(UInt8(ascii: "="))
+            put(value)
+        case .json:
+            put(UInt8(ascii: ","))
+            putJSONString(key)
+            put(UInt8(ascii: ":"))
+            put(UInt8(ascii: "\""))
+            put(value)
+            put(UInt8(ascii: "\""))
+        }
+    }
+
+    /// The line's bytes, ended (and closed, in JSON), lent to `body`.
+    mutating func finished<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if format == .json { put(UInt8(ascii: "}")) }
+        put(UInt8(ascii: "\n"))
+        return body(UnsafeBufferPointer(start: start, count: count))
+    }
+
+    /// Room for `extra` more bytes: a line past its buffer moves to one twice as large.
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let larger = max(2 * capacity, count + extra)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: start, count: count)
+        if owned { start.deallocate() }
+        start = moved
+        capacity = larger
+        owned = true
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (start + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func put(_ byte: UInt8) {
+        reserve(1)
+        start[count] = byte
+        count += 1
+    }
+
+    /// `text`'s bytes, as they are.
+    mutating func put(_ text: String) { text.withUTF8Bytes { put($0) } }
+
+    /// `Logger.quote(value)`'s bytes: printable ASCII (nearly every value) is checked and
+    /// copied in one pass over its bytes.
+    private mutating func putQuoted(_ value: String) {
+        let copied = value.withUTF8Bytes { bytes in
+            guard Logger.plainASCII(bytes) == true else { return false }
+            put(bytes)
+            return true
+        }
+        if copied { return }
+        if Logger.isPlain(value) { put(value) } else { put(Logger.jsonString(value)) }
+    }
+
+    /// `Logger.jsonString(value)`'s bytes: a value of printable ASCII with nothing to escape
+    /// (nearly every one) is copied as it is.
+    private mutating func putJSONString(_ value: String) {
+        let copied = value.withUTF8Bytes { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            put(UInt8(ascii: "\""))
+            put(bytes)
+            put(UInt8(ascii: "\""))
+            return true
+        }
+        if !copied { put(Logger.jsonString(value)) }
     }
 }

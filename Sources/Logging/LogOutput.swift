@@ -24,11 +24,13 @@ final class LogOutput: @unchecked Sendable {  // `pending` is only touched with 
     func write(_ line: String) { write(Array(line.utf8)) }
 
     /// Writes `line`'s bytes now, after whatever was gathered before it.
-    func write(_ line: [UInt8]) {
+    func write(_ line: [UInt8]) { line.withUnsafeBufferPointer { write($0) } }
+
+    func write(_ line: UnsafeBufferPointer<UInt8>) {
         writing.lock()
         defer { writing.unlock() }
         var bytes = take()
-        if bytes.isEmpty { bytes = line } else { bytes.append(contentsOf: line) }
+        bytes.append(contentsOf: line)
         writeAll(fd, bytes)
     }
 
@@ -36,7 +38,9 @@ final class LogOutput: @unchecked Sendable {  // `pending` is only touched with 
     func gather(_ line: String) { gather(Array(line.utf8)) }
 
     /// Writes `line`'s bytes within 2 ms, with the others gathered meanwhile.
-    func gather(_ line: [UInt8]) {
+    func gather(_ line: [UInt8]) { line.withUnsafeBufferPointer { gather($0) } }
+
+    func gather(_ line: UnsafeBufferPointer<UInt8>) {
         gate.lock()
         if pending.count > Self.maxPending {
             gate.unlock()

@@ -48,40 +48,13 @@ public struct Logger: Sendable {
     /// request's line is written this way, without first making a list of its fields.
     public func log(_ level: Level, _ message: String, force: Bool = false, gathered: Bool = false, fields: (inout LogLine) -> Void) {
         guard level >= self.level || force else { return }
-        var line = LogLine(format: format, at: clock.now(), level: level, message: message, lineTime: lineTime)
-        fields(&line)
-        let bytes = line.finished()
-        if gathered { LogOutput.standardError.gather(bytes) } else { LogOutput.standardError.write(bytes) }
-    }
-
-    /// `text`'s bytes appended to `line` in one copy (appending its `utf8` view cost twice as
-    /// much, and a request's line has ten such pieces).
-    static func append(_ text: String, to line: inout [UInt8]) {
-        text.withUTF8Bytes { line.append(contentsOf: $0) }
-    }
-
-    /// `quote(value)`'s bytes appended to `line`.
-    static func appendQuoted(_ value: String, to line: inout [UInt8]) {
-        // Printable ASCII (nearly every value) is checked and copied in one pass over its bytes.
-        let copied = value.withUTF8Bytes { bytes in
-            guard plainASCII(bytes) == true else { return false }
-            line.append(contentsOf: bytes)
-            return true
-        }
-        if copied { return }
-        if isPlain(value) { line.append(contentsOf: value.utf8) } else { appendJSONString(value, to: &line) }
-    }
-
-    /// `jsonString(value)`'s bytes appended to `line`: a value of printable ASCII with nothing
-    /// to escape (nearly every one) is copied as it is.
-    static func appendJSONString(_ value: String, to line: inout [UInt8]) {
-        let printable = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        if printable {
-            line.append(UInt8(ascii: "\""))
-            line.append(contentsOf: value.utf8)
-            line.append(UInt8(ascii: "\""))
-        } else {
-            line.append(contentsOf: jsonString(value).utf8)
+        // On the stack: a request's line fits in far less, and a longer one moves to the heap.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
+            var line = LogLine(buffer: buffer, format: format, at: clock.now(), level: level, message: message, lineTime: lineTime)
+            fields(&line)
+            line.finished { bytes in
+                if gathered { LogOutput.standardError.gather(bytes) } else { LogOutput.standardError.write(bytes) }
+            }
         }
     }
 
@@ -108,7 +81,7 @@ public struct Logger: Sendable {
 
     /// `isPlain` decided on a value's bytes where ASCII settles it (a byte to quote before any
     /// non-ASCII one, or no non-ASCII byte at all); nil when Unicode must decide.
-    private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+    static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard !bytes.isEmpty else { return false }
         for byte in bytes {
             if byte >= 0x80 { return nil }

@@ -37,24 +37,43 @@ import Testing
         #expect(!Logger.isPlain("a\u{3000}b"), "ideographic space")
     }
 
+    /// A whole line as `Logger.log` writes it (message `m`, level info), built in a buffer of
+    /// `room` bytes: one smaller than the line makes it move to the heap, as a long one does.
+    static func line(
+        _ format: Logger.Format = .logfmt, at milliseconds: Int64 = 0, time: LineTime = LineTime(), room: Int = 1024,
+        _ fields: (inout LogLine) -> Void = { _ in }
+    ) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+            var line = LogLine(buffer: buffer, format: format, at: milliseconds, level: .info, message: "m", lineTime: time)
+            fields(&line)
+            return line.finished { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
     /// A line's time is the timestamp's text, whether its second was formatted for an earlier
     /// line (kept) or not (made again): across second boundaries, backwards, and before 1970.
     @Test func lineTimesAreTheTimestampText() {
         let second: Int64 = 1_764_662_400_000
         let time = LineTime()
         for milliseconds in [second, second + 1, second + 999, second + 1000, second + 500, second - 1, 0, -1, 253_402_300_799_999] {
-            var line: [UInt8] = []
-            time.append(milliseconds, to: &line)
-            #expect(line == Timestamp.iso8601Bytes(milliseconds: milliseconds), "\(milliseconds)")
+            let iso = String(decoding: Timestamp.iso8601Bytes(milliseconds: milliseconds), as: UTF8.self)
+            #expect(Self.line(at: milliseconds, time: time) == "ts=\(iso) level=info msg=m\n", "\(milliseconds)")
         }
     }
 
-    /// Values are copied, quoted or escaped as `quote` says, whichever way `appendQuoted` takes.
-    @Test func appendedValuesAreTheirQuotedText() {
-        for value in ["", "plain", "/api/v1/buttons/b7/press", "a b", "a=b", "q\"", "back\\slash", "tab\t", "21.5 °C", "grün", "a\u{2028}b", "x\u{7F}"] {
-            var line: [UInt8] = []
-            Logger.appendQuoted(value, to: &line)
-            #expect(String(decoding: line, as: UTF8.self) == Logger.quote(value), "\(value)")
+    /// Values are copied, quoted or escaped as `quote` (logfmt) and `jsonString` (JSON) say,
+    /// whichever way the line takes, in a line that fits its buffer and in one that outgrows it.
+    @Test func fieldsAreTheirQuotedText() {
+        let long = String(repeating: "x", count: 3000)
+        for value in ["", "plain", "/api/v1/buttons/b7/press", "a b", "a=b", "q\"", "back\\slash", "tab\t", "21.5 °C", "grün", "a\u{2028}b", "x\u{7F}", long] {
+            for room in [1024, 8] {
+                let logfmt = Self.line(room: room) { $0.field("k", value) }
+                #expect(logfmt == "ts=1970-01-01T00:00:00.000Z level=info msg=m k=\(Logger.quote(value))\n", "\(value.prefix(20)) \(room)")
+                let json = Self.line(.json, room: room) { $0.field("k", value) }
+                #expect(
+                    json == #"{"ts":"1970-01-01T00:00:00.000Z","level":"info","msg":"m","k":"# + Logger.jsonString(value) + "}\n",
+                    "\(value.prefix(20)) \(room)")
+            }
         }
     }
 
