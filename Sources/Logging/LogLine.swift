@@ -42,35 +42,37 @@ public struct LogLine: ~Copyable {
 
     /// Adds ` key=value` (the value quoted when it must be), or `,"key":"value"` in JSON.
     public mutating func field(_ key: String, _ value: String) {
+        putKey(key)
         switch format {
-        case .logfmt:
-            put(UInt8(ascii: " "))
-            put(key)
-            put(UInt8(ascii: "="))
-            putQuoted(value)
-        case .json:
-            put(UInt8(ascii: ","))
-            putJSONString(key)
-            put(UInt8(ascii: ":"))
-            putJSONString(value)
+        case .logfmt: putQuoted(value)
+        case .json: putJSONString(value)
         }
     }
 
     /// A field whose value is printable ASCII that needs no quotes nor escapes (a number's digits).
     mutating func field(_ key: String, plain value: UnsafeBufferPointer<UInt8>) {
+        putKey(key)
+        switch format {
+        case .logfmt:
+            put(value)
+        case .json:
+            put(UInt8(ascii: "\""))
+            put(value)
+            put(UInt8(ascii: "\""))
+        }
+    }
+
+    /// What comes before a field's value: ` key=`, or `,"key":` in JSON.
+    private mutating func putKey(_ key: String) {
         switch format {
         case .logfmt:
             put(UInt8(ascii: " "))
             put(key)
             put(UInt8(ascii: "="))
-            put(value)
         case .json:
             put(UInt8(ascii: ","))
             putJSONString(key)
             put(UInt8(ascii: ":"))
-            put(UInt8(ascii: "\""))
-            put(value)
-            put(UInt8(ascii: "\""))
         }
     }
 
