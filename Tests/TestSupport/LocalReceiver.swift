@@ -28,15 +28,25 @@ public final class LocalReceiver: @unchecked Sendable {  // fields are set once 
         }
         self.fd = fd
         port = Int(UInt16(bigEndian: address.sin_port))
+        answers = answer != nil
         if let answer { startThread(name: "receiver") { Self.answer(fd, with: Array(answer.utf8)) } }
     }
+
+    /// A thread answers on `fd`, and closes it once the listener is shut down: closed here, its
+    /// number could be given to another test's new socket while that thread still used it (it
+    /// then answered that socket's connections).
+    private let answers: Bool
 
     /// Reads each request's head, writes `bytes`, hangs up; until the listener is closed.
     private static func answer(_ fd: Int32, with bytes: [UInt8]) {
         let end = Array("\r\n\r\n".utf8)
         while true {
             let client = accept(fd, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                close(fd)  // shut down by deinit
+                return
+            }
             var buffer = [UInt8](repeating: 0, count: 65536)
             var head: [UInt8] = []
             while !head.indices.contains(where: { head[$0...].starts(with: end) }) {
@@ -53,6 +63,6 @@ public final class LocalReceiver: @unchecked Sendable {  // fields are set once 
 
     deinit {
         shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
+        if !answers { close(fd) }
     }
 }
