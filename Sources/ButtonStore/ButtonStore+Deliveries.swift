@@ -8,7 +8,10 @@ extension ButtonStore {
     public func enqueue(_ rows: [DeliveryRow]) throws(StoreError) {
         guard !rows.isEmpty else { return }
         try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try Self.insert(rows, in: connection) }
+            try connection.transaction { () throws(StoreError) in
+                try Self.insert(rows, in: connection)
+                try Self.indexHandlers(of: rows, in: connection)
+            }
         }
     }
 
@@ -73,10 +76,17 @@ extension ButtonStore {
         }
     }
 
-    /// The highest delivery id ever used (0 for a new store).
+    /// The highest delivery id ever used (0 for a new store), or the handler index's extent if
+    /// that is higher (its newest deliveries were deleted with their handler): a new id is above
+    /// both, so it is in the log's tail until the index takes it.
     public func lastDeliveryID() throws(StoreError) -> Int64 {
         try withReader { connection throws(StoreError) in
-            try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalar() ?? 0
+            try connection.statement(
+                """
+                SELECT MAX(COALESCE((SELECT MAX(id) FROM deliveries), 0),
+                           COALESCE((SELECT value FROM meta WHERE key = 'handlers_through'), 0))
+                """
+            ).scalar() ?? 0
         }
     }
 
@@ -100,38 +110,25 @@ extension ButtonStore {
     }
 
     /// The log newest first, older than `before` if given, for one handler and/or one stored
-    /// status; each filter walks its own index (with both, the handler's: a handler has far
-    /// fewer rows than a status; `+status` keeps SQLite from taking the other).
+    /// status. A handler's walks the handler index (and the log's tail after it; with a
+    /// status too: a handler has far fewer rows than a status), a status alone its index.
     public func deliveries(
         handler: String?, status: DeliveryStatus?, before: Int64?, limit: Int
     ) throws(StoreError) -> [DeliveryRow] {
         guard limit > 0 else { return [] }
         return try withReader { connection throws(StoreError) in
+            if let handler {
+                return try Self.deliveries(handler: handler, status: status, before: before ?? .max, limit: limit, in: connection)
+            }
             let select: Statement
-            switch (handler, status) {
-            case (let handler?, let status?):
-                select = try connection.statement(
-                    """
-                    SELECT * FROM delivery_rows
-                    WHERE handler = ?1 AND id < ?2 AND +status = ?4 ORDER BY id DESC LIMIT ?3
-                    """)
-                select.bind(handler, at: 1)
-                select.bind(status.rawValue, at: 4)
-            case (let handler?, nil):
-                select = try connection.statement(
-                    """
-                    SELECT * FROM delivery_rows
-                    WHERE handler = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
-                    """)
-                select.bind(handler, at: 1)
-            case (nil, let status?):
+            if let status {
                 select = try connection.statement(
                     """
                     SELECT * FROM delivery_rows
                     WHERE status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
                 select.bind(status.rawValue, at: 1)
-            case (nil, nil):
+            } else {
                 select = try connection.statement(
                     """
                     SELECT * FROM delivery_rows WHERE id < ?2 ORDER BY id DESC LIMIT ?3
@@ -238,16 +235,25 @@ extension ButtonStore {
                     "SELECT MAX(id) FROM (SELECT id FROM deliveries WHERE status > 0 ORDER BY id LIMIT ?1)")
                 oldest.bind(trimming, at: 1)
                 guard let through = try oldest.scalar() else { return (finishing, 0) }
+                // The rows to drop are the finished ones through `through`: a walk of the log
+                // from its start (`+status`: the status index would have every finished row's
+                // entry visited, not only the trimmed ones'). Their attempts and handler index
+                // entries go first.
                 let dropAttempts = try connection.statement(
                     """
                     DELETE FROM delivery_attempts WHERE delivery IN
-                        (SELECT id FROM deliveries INDEXED BY deliveries_status WHERE status > 0 AND id <= ?1)
+                        (SELECT id FROM deliveries WHERE id <= ?1 AND +status > 0)
                     """)
-                dropAttempts.bind(through, at: 1)
-                try dropAttempts.run()
-                let drop = try connection.statement("DELETE FROM deliveries WHERE status > 0 AND id <= ?1")
-                drop.bind(through, at: 1)
-                try drop.run()
+                let unindex = try connection.statement(
+                    """
+                    DELETE FROM delivery_handlers WHERE (handler, id) IN
+                        (SELECT handler, id FROM deliveries WHERE id <= ?1 AND +status > 0)
+                    """)
+                let drop = try connection.statement("DELETE FROM deliveries WHERE id <= ?1 AND +status > 0")
+                for statement in [dropAttempts, unindex, drop] {
+                    statement.bind(through, at: 1)
+                    try statement.run()
+                }
                 return (finishing, connection.changes)
             }
         }
@@ -266,14 +272,29 @@ extension ButtonStore {
         }
     }
 
-    /// Drops a handler's whole delivery log (pending and finished) with the attempts.
+    /// Drops a handler's whole delivery log (pending and finished) with the attempts: the ids
+    /// the handler index holds and those of the log's tail after it.
     static func deleteDeliveries(handler: String, in connection: Connection) throws(StoreError) {
+        let through = try connection.statement(handlersThrough).scalar() ?? 0
         let dropAttempts = try connection.statement(
-            "DELETE FROM delivery_attempts WHERE delivery IN (SELECT id FROM deliveries WHERE handler = ?1)")
-        dropAttempts.bind(handler, at: 1)
-        try dropAttempts.run()
-        let drop = try connection.statement("DELETE FROM deliveries WHERE handler = ?1")
-        drop.bind(handler, at: 1)
-        try drop.run()
+            """
+            DELETE FROM delivery_attempts WHERE delivery IN (
+                SELECT id FROM delivery_handlers WHERE handler = ?1
+                UNION ALL SELECT id FROM deliveries WHERE id > ?2 AND handler = ?1)
+            """)
+        let drop = try connection.statement(
+            """
+            DELETE FROM deliveries WHERE id IN (
+                SELECT id FROM delivery_handlers WHERE handler = ?1
+                UNION ALL SELECT id FROM deliveries WHERE id > ?2 AND handler = ?1)
+            """)
+        for statement in [dropAttempts, drop] {
+            statement.bind(handler, at: 1)
+            statement.bind(through, at: 2)
+            try statement.run()
+        }
+        let unindex = try connection.statement("DELETE FROM delivery_handlers WHERE handler = ?1")
+        unindex.bind(handler, at: 1)
+        try unindex.run()
     }
 }

@@ -6,11 +6,12 @@ extension ButtonStore {
     /// one transaction: all of it is stored or none of it.
     ///
     /// On the hot path: the statements are prepared once and reused.
-    /// With `indexSources`, the same transaction writes the source index through its last
-    /// event (`event_sources`); with `keepEvents`, it then trims the log to that many events.
+    /// With `writeIndexes`, the same transaction writes the source index through its last
+    /// event (`event_sources`) and the handler index through the newest delivery
+    /// (`delivery_handlers`); with `keepEvents`, it then trims the log to that many events.
     public func commit(
         events: [StoredEvent], states: [ButtonStateChange], deliveries: [DeliveryRow], keepEvents: Int? = nil,
-        indexSources: Bool = false
+        writeIndexes: Bool = false
     ) throws(StoreError) {
         if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
         try withSourceIndex { connection, index throws(StoreError) in
@@ -19,9 +20,10 @@ extension ButtonStore {
                 try Self.insert(events, in: connection)
                 try Self.update(states, in: connection)
                 try Self.insert(deliveries, in: connection)
-                if indexSources {
+                if writeIndexes {
                     try Self.indexSources(connection, runs: index.unindexed, indexed: &index.indexed)
                     index.unindexed = SourceRuns()
+                    try Self.indexHandlers(connection)
                 }
                 if let keepEvents { _ = try Self.trim(connection, keep: keepEvents, indexed: &index.indexed) }
             }

@@ -310,6 +310,23 @@ enum Schema {
         """
         ALTER TABLE button_states ADD COLUMN armed_until INTEGER;
         """,
+        // 18: the per-handler index of the delivery log leaves the hot commit, as the source
+        // index did (version 14). `deliveries_handler` took a delivery's entry at its handler's
+        // place, so a commit dirtied one index page per handler it delivered to: a third of
+        // press + webhook throughput with a handler a button. `delivery_handlers` holds
+        // (handler, id) of every delivery through `meta.handlers_through`, written in bulk with
+        // the source index; a read seeks it up to that id and walks the log's tail after it.
+        """
+        CREATE TABLE delivery_handlers (
+            handler TEXT NOT NULL,
+            id INTEGER NOT NULL,
+            PRIMARY KEY (handler, id)
+        ) WITHOUT ROWID;
+        INSERT INTO delivery_handlers (handler, id) SELECT handler, id FROM deliveries;
+        INSERT INTO meta (key, value) VALUES ('handlers_through', (SELECT COALESCE(MAX(id), 0) FROM deliveries))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+        DROP INDEX deliveries_handler;
+        """,
     ]
 
     /// Work of a migration that SQL cannot do, run in its transaction after its SQL, by the

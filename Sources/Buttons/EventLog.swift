@@ -24,6 +24,7 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
         // What a stop or a crash left unindexed is indexed now: the tail a read walks stays
         // under one maintenance interval.
         try store.indexSources()
+        try store.indexDeliveryHandlers()
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         self.idPrefix = "evt_" + String((0..<8).map { _ in alphabet.randomElement()! }) + "_"
         // Rows keep no id where this prefix and their seq give it back.
@@ -50,14 +51,14 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
 
     /// Writes one batch in one transaction: events (numbered from `nextSeq` on), states and
     /// deliveries; every `maintenanceInterval` events the same transaction indexes the events'
-    /// sources since the last time (so each index page is written once, not once a commit) and
-    /// trims the log.
+    /// sources and the deliveries' handlers since the last time (so each index page is written
+    /// once, not once a commit) and trims the log.
     package func write(_ events: [ControlEvent], states: [ButtonStateChange], deliveries: [DeliveryRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let maintain = sinceTrim + events.count >= maintenanceInterval
         try store.commit(
             events: events.map(stored), states: states, deliveries: deliveries,
-            keepEvents: maintain ? retention : nil, indexSources: maintain)
+            keepEvents: maintain ? retention : nil, writeIndexes: maintain)
         nextSeq += Int64(events.count)
         sinceTrim = maintain ? 0 : sinceTrim + events.count
     }

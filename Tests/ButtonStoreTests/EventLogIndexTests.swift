@@ -25,7 +25,7 @@ import Testing
                 default: return event(seq, button: "b\(seq % 64)")
                 }
             }
-            try store.commit(events: events, states: [], deliveries: [], indexSources: batch < 199)
+            try store.commit(events: events, states: [], deliveries: [], writeIndexes: batch < 199)
         }
         #expect(try store.sourcesIndexedThrough() == indexedThrough)
     }
@@ -158,7 +158,7 @@ import Testing
                 }
                 try store.commit(
                     events: events, states: [], deliveries: [], keepEvents: round % 7 == 6 ? 1500 : nil,
-                    indexSources: random.next() % 3 == 0)
+                    writeIndexes: random.next() % 3 == 0)
                 let all = try store.events(after: 0, limit: 100_000, button: nil)
                 for source in sources + ["gone"] {
                     let mine = all.filter { ($0.button ?? $0.sheet) == source }
@@ -178,8 +178,8 @@ import Testing
     @Test func retentionDeletesTheTrimmedEventsEntries() throws {
         try withStore { store, _ throws in
             let events = (1...3000).map { event(Int64($0), button: "b\($0 % 7)") }
-            try store.commit(events: Array(events[..<2000]), states: [], deliveries: [], indexSources: true)
-            try store.commit(events: Array(events[2000...]), states: [], deliveries: [], keepEvents: 1000, indexSources: true)
+            try store.commit(events: Array(events[..<2000]), states: [], deliveries: [], writeIndexes: true)
+            try store.commit(events: Array(events[2000...]), states: [], deliveries: [], keepEvents: 1000, writeIndexes: true)
             let counts = try store.withReader { connection throws(StoreError) in
                 (
                     try connection.statement("SELECT COUNT(*) FROM event_sources").scalar(),

@@ -89,4 +89,35 @@ import Testing
             #expect(try store.latestEvents(limit: 10, button: "panel").map(\.seq) == [2])
         }
     }
+
+    @Test func theDeliveriesHandlerIndexLeavesTheCommit() throws {
+        try withTemporaryDirectory { base in
+            try makeOldDatabase(
+                in: base, version: 17,
+                filling: """
+                    INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
+                        event_type, button, t, event) VALUES
+                        (1, 'h1', 1, 1, 0, 100, 1, 'evt_1', 'tap', 'door', 90, '{}'),
+                        (2, 'h2', 0, 0, 0, 200, 2, 'evt_2', 'tap', 'door', 190, '{}'),
+                        (3, 'h1', 0, 0, 0, 300, 3, 'evt_3', 'tap', 'door', 290, '{}');
+                    INSERT INTO delivery_attempts VALUES (1, 1, 101, 5, 'ok', 204, NULL, '');
+                    """)
+            let store = try ButtonStore(directory: base, clock: .system)
+            defer { store.close() }
+            #expect(try store.userVersion() == ButtonStore.schemaVersion)
+            let indexes = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'deliveries'")
+                    .rows { $0.text(0) }
+            }
+            #expect(indexes == ["deliveries_status"])
+            let entries = try store.withReader { connection throws(StoreError) in
+                try connection.statement("SELECT handler, id FROM delivery_handlers").rows { "\($0.text(0)) \($0.int64(1))" }
+            }
+            #expect(entries == ["h1 1", "h1 3", "h2 2"])
+            #expect(try store.deliveries(handler: "h1", status: nil, before: nil, limit: 10).map(\.id) == [3, 1])
+            #expect(try store.deliveries(handler: "h1", status: .ok, before: nil, limit: 10).map(\.id) == [1])
+            #expect(try store.deliveries(handler: "h2", status: nil, before: nil, limit: 10).map(\.id) == [2])
+            #expect(try store.lastDeliveryID() == 3)
+        }
+    }
 }

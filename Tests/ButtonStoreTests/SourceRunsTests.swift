@@ -32,7 +32,7 @@ import Testing
             try store.commit(events: [event(1), event(2), event(3, button: nil, sheet: "panel")], states: [], deliveries: [])
             try store.commit(
                 events: [event(4, button: nil, sheet: "panel"), event(5), event(6, button: "lamp")], states: [], deliveries: [],
-                indexSources: true)
+                writeIndexes: true)
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT source, seq, first FROM event_sources ORDER BY seq").rows {
                     "\($0.text(0)) \($0.int64(1)) \($0.optionalInt64(2).map(String.init) ?? "-")"
@@ -62,7 +62,7 @@ import Testing
             }
             let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
-            try store.commit(events: [event(3), event(4)], states: [], deliveries: [], indexSources: true)
+            try store.commit(events: [event(3), event(4)], states: [], deliveries: [], writeIndexes: true)
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT seq, first FROM event_sources ORDER BY seq").rows { "\($0.int64(0)) \($0.optionalInt64(1) ?? 0)" }
             }
@@ -123,14 +123,14 @@ import Testing
         try withTemporaryDirectory { base in
             do {
                 let first = try ButtonStore(directory: base, clock: .system)
-                try first.commit(events: (1...30).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], indexSources: true)
+                try first.commit(events: (1...30).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], writeIndexes: true)
                 first.close()
             }
             let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             try store.indexSources()
             #expect(store.sourceIndex.withLock { $0.indexed.sources(through: 10) } == ["b0", "b1", "b2"])
-            try store.commit(events: (31...40).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], keepEvents: 15, indexSources: true)
+            try store.commit(events: (31...40).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], keepEvents: 15, writeIndexes: true)
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT MIN(seq), COUNT(*) FROM event_sources").rows { [$0.int64(0), $0.int64(1)] }
             }
