@@ -70,6 +70,11 @@ extension Dispatcher {
     /// destination is full is passed over; the attempt that frees a slot looks again.
     private func nextDue(now: Int64) -> (next: ([DeliveryRow], Target)?, wakeAt: Int64) {
         var wakeAt = now + 60_000
+        // Every destination full (at saturation, after each start): only an attempt's end,
+        // which wakes the thread, can let one more go.
+        if !state.destinations.isEmpty, !state.destinations.contains(where: { state.slots.hasRoom($0, now: now) }) {
+            return (nil, wakeAt)
+        }
         var best: (id: Int64, handler: String, target: Target)?
         for (handler, queue) in state.queues where queue.inFlight == nil {
             guard let head = queue.slots.first, head.id < best?.id ?? .max || head.nextAttemptAt > now,

@@ -50,7 +50,12 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
     }
 
     struct State {
-        var specs: [String: Target] = [:]
+        var specs: [String: Target] = [:] {
+            didSet { destinations = Set(specs.values.map(\.destination)) }
+        }
+        /// Every target's destination: when none has room, nothing can start (and the choice
+        /// of the next delivery need not look at every handler to find that out).
+        private(set) var destinations: Set<String> = []
         var queues: [String: HandlerQueue] = [:]
         var slots: DestinationSlots
         /// Attempts started and not yet taken back.
