@@ -45,9 +45,10 @@ public struct DeliveryPolicy: Sendable, Equatable {
     }
 
     /// After attempt `number` (1-based) of a delivery made at `createdAt` ended at `now` with
-    /// `result`. `jitter` (−0.2…0.2) spreads the scheduled retries.
+    /// `result`. `jitter` (−0.2…0.2) spreads the scheduled retries; it is asked for only when
+    /// the retry is scheduled (an attempt that succeeds draws no random number).
     public func decide(
-        _ result: AttemptResult, attempt number: Int, createdAt: Int64, now: Int64, jitter: Double
+        _ result: AttemptResult, attempt number: Int, createdAt: Int64, now: Int64, jitter: @autoclosure () -> Double
     ) -> Decision {
         switch result.outcome {
         case .ok: return .finish(.ok)
@@ -63,7 +64,7 @@ public struct DeliveryPolicy: Sendable, Equatable {
         } else if let seconds = result.retryAfterSeconds, result.statusCode == 429 || result.statusCode == 503 {
             waitMs = Int64(min(max(seconds, 0), RetryAfter.maximumSeconds)) * 1000
         } else {
-            waitMs = RetrySchedule.delay(afterAttempt: number, jitter: jitter)
+            waitMs = RetrySchedule.delay(afterAttempt: number, jitter: jitter())
         }
         let at = now + Int64((Double(waitMs) * retryScale).rounded())
         if isExpired(createdAt: createdAt, now: at) { return .finish(.expired) }

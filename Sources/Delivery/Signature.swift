@@ -2,14 +2,18 @@ import COpenSSL
 import FoundationEssentials
 import Platform
 import Dispatch
+import ThreadSupport
 
 /// Standard Webhooks signing: `v1,` + base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")),
 /// computed with OpenSSL's libcrypto. Secrets are `whsec_` + base64 of 32 random bytes.
 public enum Signature {
     public static func sign(key: [UInt8], id: String, timestamp: Int64, body: [UInt8]) -> String {
-        var message = Array("\(id).\(timestamp).".utf8)
-        message.append(contentsOf: body)
-        return "v1," + Data(hmacSHA256(key: key, message: message)).base64EncodedString()
+        sign(key: HMACKey(key), id: id, timestamp: timestamp, body: body)
+    }
+
+    /// The same with a key made ready once (a handler's, for all its deliveries).
+    public static func sign(key: HMACKey, id: String, timestamp: Int64, body: [UInt8]) -> String {
+        "v1," + Data(key.mac(Array("\(id).\(timestamp).".utf8), body)).base64EncodedString()
     }
 
     public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
@@ -47,5 +51,60 @@ public enum Signature {
     public static func key(fromSecret secret: String) -> [UInt8]? {
         guard secret.hasPrefix("whsec_"), let data = Data(base64Encoded: String(secret.dropFirst(6))) else { return nil }
         return [UInt8](data)
+    }
+}
+
+/// An HMAC-SHA256 key made ready once. OpenSSL's one-shot `HMAC()` looks the algorithm up and
+/// builds a context on every call (2.3 µs on the bench host); a context made for the key is
+/// started again with the same key instead (0.6 µs), under a lock of its own.
+public final class HMACKey: @unchecked Sendable {  // `context` is only used with `lock` held
+    private let key: [UInt8]
+    private let lock = Locked(())
+    /// Nil if OpenSSL would not make one (an empty key): each MAC is then one-shot.
+    private let context: OpaquePointer?
+
+    public init(_ key: [UInt8]) {
+        self.key = key
+        context = key.isEmpty ? nil : Self.context(key: key)
+    }
+
+    deinit { EVP_MAC_CTX_free(context) }
+
+    private static func context(key: [UInt8]) -> OpaquePointer? {
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { return nil }
+        defer { EVP_MAC_free(mac) }
+        guard let context = EVP_MAC_CTX_new(mac) else { return nil }
+        let ready = "SHA256".withCString { digest in
+            "digest".withCString { name in
+                var parameters = [
+                    OSSL_PARAM_construct_utf8_string(name, UnsafeMutablePointer(mutating: digest), 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return key.withUnsafeBufferPointer { EVP_MAC_init(context, $0.baseAddress, $0.count, &parameters) == 1 }
+            }
+        }
+        guard ready else {
+            EVP_MAC_CTX_free(context)
+            return nil
+        }
+        return context
+    }
+
+    /// HMAC-SHA256 of `parts` one after the other.
+    public func mac(_ parts: [UInt8]...) -> [UInt8] {
+        guard let context else {
+            return Signature.hmacSHA256(key: key, message: parts.flatMap { $0 })
+        }
+        var digest = [UInt8](repeating: 0, count: 32)
+        let done = lock.withLock { _ -> Bool in
+            // No key: the one given at init again.
+            guard EVP_MAC_init(context, nil, 0, nil) == 1 else { return false }
+            for part in parts {
+                guard part.withUnsafeBufferPointer({ EVP_MAC_update(context, $0.baseAddress, $0.count) }) == 1 else { return false }
+            }
+            var length = 0
+            return EVP_MAC_final(context, &digest, &length, digest.count) == 1 && length == 32
+        }
+        return done ? digest : Signature.hmacSHA256(key: key, message: parts.flatMap { $0 })
     }
 }

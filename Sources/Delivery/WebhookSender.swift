@@ -9,8 +9,8 @@ import FoundationEssentials
 /// waits: the loop completes the attempt.
 struct WebhookSender: DeliverySender {
     let webhook: WebhookAction
-    /// The handler's secret, decoded.
-    let key: [UInt8]
+    /// The handler's secret, decoded and made ready for its signatures.
+    let key: HMACKey
     let userAgent: String
     let http: HTTPLoop
     let rules: @Sendable () -> DestinationRules
@@ -18,6 +18,18 @@ struct WebhookSender: DeliverySender {
     let clock: Clock
     let kind = "webhook"
     var destination: String { DestinationSlots.destination(webhook: webhook.url) }
+
+    init(
+        webhook: WebhookAction, key: [UInt8], userAgent: String, http: HTTPLoop, rules: @escaping @Sendable () -> DestinationRules,
+        clock: Clock
+    ) {
+        self.webhook = webhook
+        self.key = HMACKey(key)
+        self.userAgent = userAgent
+        self.http = http
+        self.rules = rules
+        self.clock = clock
+    }
 
     /// SPEC §5: at most 3 s to connect.
     static let connectTimeoutMs = 3000
@@ -49,7 +61,7 @@ struct WebhookSender: DeliverySender {
     /// its own), then the Standard Webhooks ones. A `Content-Type` or `User-Agent` of the
     /// handler's replaces buttond's (each is sent once).
     static func headers(
-        _ webhook: WebhookAction, key: [UInt8], id: String, body: [UInt8], fields: Placeholders, userAgent: String, now: Int64
+        _ webhook: WebhookAction, key: HMACKey, id: String, body: [UInt8], fields: Placeholders, userAgent: String, now: Int64
     ) -> [(String, String)] {
         var standard = [
             ("User-Agent", userAgent), ("webhook-id", id), ("webhook-timestamp", String(now)),
