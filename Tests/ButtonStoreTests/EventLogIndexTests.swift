@@ -30,49 +30,16 @@ import Testing
         #expect(try store.sourcesIndexedThrough() == indexedThrough)
     }
 
-    /// The steps SQLite took for one run of `sql` with ?1 `source`, ?2 `limit`, ?3 `after`.
-    struct Run {
-        var rows = 0
-        var fullScanSteps: Int32 = 0
-        var vmSteps: Int32 = 0
-        var plan: [String] = []
-    }
-
+    /// One run of `sql` with ?1 `source`, ?2 `limit`, ?3 `after`, ?4 `through`.
     static func run(
         _ sql: StaticString, path: String, source: String?, limit: Int, after: Int64 = 0, through: Int64 = indexedThrough
-    ) throws -> Run {
-        var db: OpaquePointer?
-        #expect(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
-        defer { sqlite3_close_v2(db) }
-        var result = Run()
-        result.plan = try rows(
-            db, "EXPLAIN QUERY PLAN \(sql)", column: 3, source: source, limit: limit, after: after, through: through
-        ).texts
-        let run = try rows(db, "\(sql)", column: 0, source: source, limit: limit, after: after, through: through)
-        result.rows = run.texts.count
-        result.fullScanSteps = run.fullScanSteps
-        result.vmSteps = run.vmSteps
-        return result
-    }
-
-    private static func rows(
-        _ db: OpaquePointer?, _ sql: String, column: Int32, source: String?, limit: Int, after: Int64, through: Int64
-    ) throws -> (texts: [String], fullScanSteps: Int32, vmSteps: Int32) {
-        var statement: OpaquePointer?
-        try #require(sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK)
-        defer { sqlite3_finalize(statement) }
-        if let source { sqlite3_bind_text(statement, 1, source, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) }
-        sqlite3_bind_int64(statement, 2, Int64(limit))
-        sqlite3_bind_int64(statement, 3, after)
-        sqlite3_bind_int64(statement, 4, through)
-        var texts: [String] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            texts.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
+    ) throws -> QueryRun {
+        try QueryRun(sql, path: path) { statement in
+            if let source { QueryRun.bind(source, at: 1, to: statement) }
+            sqlite3_bind_int64(statement, 2, Int64(limit))
+            sqlite3_bind_int64(statement, 3, after)
+            sqlite3_bind_int64(statement, 4, through)
         }
-        return (
-            texts, sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0),
-            sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0)
-        )
     }
 
     @Test(arguments: [EventQuery.sourceIndexedAfter, EventQuery.sourceIndexedNewest])

@@ -154,36 +154,13 @@ import Testing
         }
     }
 
-    struct Run {
-        var rows = 0
-        var fullScanSteps: Int32 = 0
-        var vmSteps: Int32 = 0
-        var plan: [String] = []
-    }
-
-    static func run(_ sql: StaticString, path: String, through: Int64, handler: String, limit: Int) throws -> Run {
-        var db: OpaquePointer?
-        #expect(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
-        defer { sqlite3_close_v2(db) }
-        func rows(_ sql: String, column: Int32) throws -> (texts: [String], fullScan: Int32, vm: Int32) {
-            var statement: OpaquePointer?
-            try #require(sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK)
-            defer { sqlite3_finalize(statement) }
+    /// One run of `sql` with `handlerTail`'s parameters, no status given.
+    static func run(_ sql: StaticString, path: String, through: Int64, handler: String, limit: Int) throws -> QueryRun {
+        try QueryRun(sql, path: path) { statement in
             sqlite3_bind_int64(statement, 1, through)
             sqlite3_bind_int64(statement, 2, .max)
-            sqlite3_bind_text(statement, 3, handler, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            QueryRun.bind(handler, at: 3, to: statement)
             sqlite3_bind_int64(statement, 4, Int64(limit))
-            var texts: [String] = []
-            while sqlite3_step(statement) == SQLITE_ROW {
-                texts.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
-            }
-            return (
-                texts, sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0),
-                sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0)
-            )
         }
-        let plan = try rows("EXPLAIN QUERY PLAN \(sql)", column: 3).texts
-        let run = try rows("\(sql)", column: 0)
-        return Run(rows: run.texts.count, fullScanSteps: run.fullScan, vmSteps: run.vm, plan: plan)
     }
 }
