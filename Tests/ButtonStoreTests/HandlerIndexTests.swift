@@ -120,10 +120,7 @@ import Testing
             try store.commit(events: [event(2)], states: [], deliveries: [], writeIndexes: true)
             #expect(try count() == 8)
             #expect(try store.deliveries(handler: "h3", status: nil, before: nil, limit: 10).map(\.id) == [3])
-            let indexes = try store.withReader { connection throws(StoreError) in
-                try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'deliveries'")
-                    .rows { $0.text(0) }
-            }
+            let indexes = try indexNames(store, table: "deliveries")
             #expect(indexes == ["deliveries_status"])
         }
     }

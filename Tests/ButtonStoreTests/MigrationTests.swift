@@ -75,10 +75,7 @@ import Testing
             let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
-            let indexes = try store.withReader { connection throws(StoreError) in
-                try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'")
-                    .rows { $0.text(0) }
-            }
+            let indexes = try indexNames(store, table: "events")
             #expect(indexes.isEmpty)
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT source, seq FROM event_sources").rows { "\($0.text(0)) \($0.int64(1))" }
@@ -105,10 +102,7 @@ import Testing
             let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
-            let indexes = try store.withReader { connection throws(StoreError) in
-                try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'deliveries'")
-                    .rows { $0.text(0) }
-            }
+            let indexes = try indexNames(store, table: "deliveries")
             #expect(indexes == ["deliveries_status"])
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT handler, id FROM delivery_handlers").rows { "\($0.text(0)) \($0.int64(1))" }

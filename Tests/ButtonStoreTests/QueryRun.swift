@@ -1,6 +1,8 @@
 import CSQLite
 import Testing
 
+@testable import ButtonStore
+
 /// One run of a statement on a read-only connection of its own: the rows it gave, the steps
 /// SQLite took (what a test of an index asserts, never a clock) and its plan.
 struct QueryRun {
@@ -41,5 +43,14 @@ struct QueryRun {
     /// Binds a copy of `text` to parameter `index`.
     static func bind(_ text: String, at index: Int32, to statement: OpaquePointer?) {
         sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+}
+
+/// The names of `table`'s indexes, as SQLite's schema lists them.
+func indexNames(_ store: ButtonStore, table: String) throws -> [String] {
+    try store.withReader { connection throws(StoreError) in
+        let select = try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?1 ORDER BY name")
+        select.bind(table, at: 1)
+        return try select.rows { $0.text(0) }
     }
 }
