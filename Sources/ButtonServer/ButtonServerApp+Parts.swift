@@ -53,17 +53,17 @@ extension ButtonServerApp {
         { attempt in
             let result = attempt.result
             metrics.delivery(kind: attempt.kind, outcome: result.outcome.rawValue, seconds: Double(result.durationMs) / 1000)
-            logger.log(
-                result.outcome == .ok ? .info : .warn, "delivery",
-                [
-                    "delivery": attempt.delivery.publicID, "handler": attempt.delivery.handler, "attempt": String(attempt.number),
-                    "outcome": result.outcome.rawValue, "status": attempt.delivery.status.name,
-                    "code": result.statusCode.map(String.init) ?? result.exitCode.map(String.init) ?? "",
-                    "duration_ms": String(result.durationMs),
-                ],
-                // Written with others (≤ 2 ms later), as a request's: one write a delivery was a
-                // system call for each.
-                gathered: true)
+            // Written with others (≤ 2 ms later), as a request's: one write a delivery was a
+            // system call for each. Numbers go in as numbers (no string made for each).
+            logger.log(result.outcome == .ok ? .info : .warn, "delivery", gathered: true) { line in
+                line.field("delivery", attempt.delivery.publicID)
+                line.field("handler", attempt.delivery.handler)
+                line.field("attempt", integer: attempt.number)
+                line.field("outcome", result.outcome.rawValue)
+                line.field("status", attempt.delivery.status.name)
+                if let code = result.statusCode ?? result.exitCode { line.field("code", integer: code) } else { line.field("code", "") }
+                line.field("duration_ms", integer: Int(result.durationMs))
+            }
             if attempt.decision == .finishAndDisable { handlers.disable(attempt.delivery.handler) }
             if health.record(attempt) || attempt.decision == .finishAndDisable, let handler = try? handlers.get(attempt.delivery.handler) {
                 views.announce(owner: handler.owner)

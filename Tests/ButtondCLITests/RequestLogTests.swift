@@ -18,4 +18,18 @@ struct RequestLogTests {
         let missing = try #require(lines.first { $0.contains("no such") })
         #expect(missing.contains(#" method=GET path="/api/v1/buttons/no such" route=/api/v1/buttons/{id} status=404 duration_ms="#), "\(missing)")
     }
+
+    /// Each delivery attempt is one line too, its numbers as numbers.
+    @Test func aDeliveryIsOneLogfmtLine() throws {
+        let receiver = try LocalReceiver(answer: "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let server = try CLIServer()
+        try server.post("/api/v1/buttons", #"{"id": "door", "maxTaps": 1}"#)
+        try server.post("/api/v1/buttons/door/handlers", #"{"on": ["tap"], "webhook": {"url": "\#(receiver.url("/hook"))"}}"#)
+        #expect(try server.post("/api/v1/buttons/door/press").status == 200)
+        #expect(eventually { server.process.log.contains("msg=delivery ") })
+        #expect(server.process.stop(SIGTERM) == 0)
+        let line = try #require(server.process.log.split(separator: "\n").first { $0.contains("msg=delivery ") })
+        let expected = #/ts=\S+ level=info msg=delivery delivery=dlv_[0-9a-z]+ handler=hdl_[0-9a-z]+ attempt=1 outcome=ok status=ok code=204 duration_ms=\d+/#
+        #expect(line.wholeMatch(of: expected) != nil, "\(line)")
+    }
 }
