@@ -15,36 +15,36 @@ extension ButtonStore {
         }
     }
 
-    /// Every delivery enters the log here: an event commit and `enqueue` both use it.
+    /// Every delivery enters the log here: an event commit and `enqueue` both use it. Many
+    /// rows a statement, their fields read in place (as the events' rows are written).
     static func insert(_ rows: [DeliveryRow], in connection: Connection) throws(StoreError) {
-        guard !rows.isEmpty else { return }
-        let insert = try connection.statement(
-            """
-            INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
-                event_type, button, sheet, t, face, option, label, event, body, option_label, face_label)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
-            """)
-        for row in rows {
-            insert.bind(row.id, at: 1)
-            insert.bind(row.handler, at: 2)
-            insert.bind(row.status.rawValue, at: 3)
-            insert.bind(row.attempts, at: 4)
-            insert.bind(row.nextAttemptAt, at: 5)
-            insert.bind(row.createdAt, at: 6)
-            insert.bind(row.event.seq, at: 7)
-            insert.bind(row.event.id, at: 8)
-            insert.bind(row.event.type.rawValue, at: 9)
-            insert.bind(row.event.source.button, at: 10)
-            insert.bind(row.event.source.sheet, at: 11)
-            insert.bind(row.event.t, at: 12)
-            insert.bind(row.event.face, at: 13)
-            insert.bind(row.event.option, at: 14)
-            insert.bind(row.event.label, at: 15)
-            insert.bind(row.event.json, at: 16)
-            insert.bind(row.body, at: 17)
-            insert.bind(row.event.optionLabel, at: 18)
-            insert.bind(row.event.faceLabel, at: 19)
-            try insert.run()
+        try connection.insertRows(
+            rows.count,
+            head: """
+                INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
+                    event_type, button, sheet, t, face, option, label, event, body, option_label, face_label) VALUES
+                """,
+            row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", parameters: 19
+        ) { index, base, insert, values in
+            insert.bind(rows[index].id, at: base + 1)
+            values.append(rows[index].handler, at: base + 2)
+            insert.bind(rows[index].status.rawValue, at: base + 3)
+            insert.bind(rows[index].attempts, at: base + 4)
+            insert.bind(rows[index].nextAttemptAt, at: base + 5)
+            insert.bind(rows[index].createdAt, at: base + 6)
+            insert.bind(rows[index].event.seq, at: base + 7)
+            values.append(rows[index].event.id, at: base + 8)
+            values.append(rows[index].event.type.rawValue, at: base + 9)
+            if let button = rows[index].event.source.button { values.append(button, at: base + 10) }
+            if let sheet = rows[index].event.source.sheet { values.append(sheet, at: base + 11) }
+            insert.bind(rows[index].event.t, at: base + 12)
+            insert.bind(rows[index].event.face, at: base + 13)
+            if let option = rows[index].event.option { values.append(option, at: base + 14) }
+            if let label = rows[index].event.label { values.append(label, at: base + 15) }
+            values.append(rows[index].event.json, at: base + 16)
+            if let body = rows[index].body { values.append(body, at: base + 17) }
+            if let label = rows[index].event.optionLabel { values.append(label, at: base + 18) }
+            if let label = rows[index].event.faceLabel { values.append(label, at: base + 19) }
         }
     }
 
