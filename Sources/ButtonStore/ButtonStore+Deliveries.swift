@@ -200,32 +200,38 @@ extension ButtonStore {
         return try withConnection { connection throws(StoreError) in
             let update = try connection.statement(
                 "UPDATE deliveries SET status = ?2, attempts = ?3, next_attempt_at = ?4 WHERE id = ?1")
-            let insert = try connection.statement(
-                """
-                INSERT OR REPLACE INTO delivery_attempts
-                    (delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """)
             return try connection.transaction { () throws(StoreError) -> (finished: Int, trimmed: Int) in
                 var finishing = 0
-                for item in finished {
-                    let attempt = item.attempt
-                    update.bind(attempt.delivery, at: 1)
+                var recorded: [Int] = []
+                recorded.reserveCapacity(finished.count)
+                for (index, item) in finished.enumerated() {
+                    update.bind(item.attempt.delivery, at: 1)
                     update.bind(item.status.rawValue, at: 2)
-                    update.bind(attempt.number, at: 3)
+                    update.bind(item.attempt.number, at: 3)
                     update.bind(item.nextAttemptAt, at: 4)
                     try update.run()
                     guard connection.changes > 0 else { continue }
                     if item.status.isFinished { finishing += 1 }
-                    insert.bind(attempt.delivery, at: 1)
-                    insert.bind(attempt.number, at: 2)
-                    insert.bind(attempt.startedAt, at: 3)
-                    insert.bind(attempt.durationMs, at: 4)
-                    insert.bind(attempt.outcome, at: 5)
-                    insert.bind(attempt.statusCode, at: 6)
-                    insert.bind(attempt.exitCode, at: 7)
-                    insert.bind(attempt.output, at: 8)
-                    try insert.run()
+                    recorded.append(index)
+                }
+                // The attempts of the deliveries still there, many a statement.
+                try connection.insertRows(
+                    recorded.count,
+                    head: """
+                        INSERT OR REPLACE INTO delivery_attempts
+                            (delivery, number, started_at, duration_ms, outcome, status_code, exit_code, output) VALUES
+                        """,
+                    row: "(?, ?, ?, ?, ?, ?, ?, ?)", parameters: 8
+                ) { index, base, insert, values in
+                    let attempt = finished[recorded[index]].attempt
+                    insert.bind(attempt.delivery, at: base + 1)
+                    insert.bind(attempt.number, at: base + 2)
+                    insert.bind(attempt.startedAt, at: base + 3)
+                    insert.bind(attempt.durationMs, at: base + 4)
+                    values.append(attempt.outcome, at: base + 5)
+                    insert.bind(attempt.statusCode, at: base + 6)
+                    insert.bind(attempt.exitCode, at: base + 7)
+                    values.append(attempt.output, at: base + 8)
                 }
                 guard let retention else { return (finishing, 0) }
                 let excess = retention.finishedBefore + finishing - retention.keep
