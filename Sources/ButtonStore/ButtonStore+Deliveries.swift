@@ -224,10 +224,9 @@ extension ButtonStore {
                     row: "(?, ?, ?, ?, ?, ?, ?, ?)", parameters: 8
                 ) { index, base, insert, values in
                     let attempt = finished[recorded[index]].attempt
-                    insert.bind(attempt.delivery, at: base + 1)
-                    insert.bind(attempt.number, at: base + 2)
-                    insert.bind(attempt.startedAt, at: base + 3)
-                    insert.bind(attempt.durationMs, at: base + 4)
+                    for (offset, number) in [attempt.delivery, Int64(attempt.number), attempt.startedAt, attempt.durationMs].enumerated() {
+                        insert.bind(number, at: base + 1 + Int32(offset))
+                    }
                     values.append(attempt.outcome, at: base + 5)
                     insert.bind(attempt.statusCode, at: base + 6)
                     insert.bind(attempt.exitCode, at: base + 7)
