@@ -64,7 +64,10 @@ struct HandlerQueue {
         } else if let index = order[start...].firstIndex(where: { $0.id == id }) {
             order.remove(at: index)
         }
-        if start > 1024 && start * 2 > order.count {
+        if rows.isEmpty {
+            order.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 1024 && start * 2 > order.count {
             order.removeFirst(start)
             start = 0
         }
