@@ -174,5 +174,7 @@ extension Dispatcher {
         }
         // An emptied queue stays, with its storage, for the handler's next delivery: dropped and
         // made again, its table and order grew anew (and moved their rows) every few deliveries.
+        // One that grew large (a backlog after an outage) goes, so its memory does not stay.
+        if let queue = state.queues[handler], queue.isEmpty, queue.isLarge { state.queues[handler] = nil }
     }
 }

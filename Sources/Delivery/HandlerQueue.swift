@@ -19,6 +19,9 @@ struct HandlerQueue {
     var inFlight: Int64?
 
     var isEmpty: Bool { rows.isEmpty }
+    /// Whether its storage has room for more than a burst's rows (kept when empty otherwise).
+    var isLarge: Bool { rows.capacity > Self.keptCapacity }
+    static let keptCapacity = 256
     var count: Int { rows.count }
 
     /// Oldest first.
