@@ -81,12 +81,11 @@ extension ButtonStore {
     /// both, so it is in the log's tail until the index takes it.
     public func lastDeliveryID() throws(StoreError) -> Int64 {
         try withReader { connection throws(StoreError) in
-            try connection.statement(
-                """
-                SELECT MAX(COALESCE((SELECT MAX(id) FROM deliveries), 0),
-                           COALESCE((SELECT value FROM meta WHERE key = 'handlers_through'), 0))
-                """
-            ).scalar() ?? 0
+            try connection.reading { () throws(StoreError) in
+                max(
+                    try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalar() ?? 0,
+                    try connection.statement(Self.handlersThrough).scalar() ?? 0)
+            }
         }
     }
 
@@ -224,9 +223,10 @@ extension ButtonStore {
                     row: "(?, ?, ?, ?, ?, ?, ?, ?)", parameters: 8
                 ) { index, base, insert, values in
                     let attempt = finished[recorded[index]].attempt
-                    for (offset, number) in [attempt.delivery, Int64(attempt.number), attempt.startedAt, attempt.durationMs].enumerated() {
-                        insert.bind(number, at: base + 1 + Int32(offset))
-                    }
+                    insert.bind(attempt.delivery, at: base + 1)
+                    insert.bind(attempt.number, at: base + 2)
+                    insert.bind(attempt.startedAt, at: base + 3)
+                    insert.bind(attempt.durationMs, at: base + 4)
                     values.append(attempt.outcome, at: base + 5)
                     insert.bind(attempt.statusCode, at: base + 6)
                     insert.bind(attempt.exitCode, at: base + 7)

@@ -92,19 +92,18 @@ public final class HMACKey: @unchecked Sendable {  // `context` is only used wit
 
     /// HMAC-SHA256 of `parts` one after the other.
     public func mac(_ parts: [UInt8]...) -> [UInt8] {
-        guard let context else {
-            return Signature.hmacSHA256(key: key, message: parts.flatMap { $0 })
-        }
         var digest = [UInt8](repeating: 0, count: 32)
-        let done = lock.withLock { _ -> Bool in
-            // No key: the one given at init again.
-            guard EVP_MAC_init(context, nil, 0, nil) == 1 else { return false }
-            for part in parts {
-                guard part.withUnsafeBufferPointer({ EVP_MAC_update(context, $0.baseAddress, $0.count) }) == 1 else { return false }
+        let done = context.map { context in
+            lock.withLock { _ -> Bool in
+                // No key: the one given at init again.
+                guard EVP_MAC_init(context, nil, 0, nil) == 1 else { return false }
+                for part in parts {
+                    guard part.withUnsafeBufferPointer({ EVP_MAC_update(context, $0.baseAddress, $0.count) }) == 1 else { return false }
+                }
+                var length = 0
+                return EVP_MAC_final(context, &digest, &length, digest.count) == 1 && length == 32
             }
-            var length = 0
-            return EVP_MAC_final(context, &digest, &length, digest.count) == 1 && length == 32
-        }
+        } ?? false
         return done ? digest : Signature.hmacSHA256(key: key, message: parts.flatMap { $0 })
     }
 }
