@@ -7,6 +7,9 @@
 #include <arpa/inet.h>
 #include <pthread.h>
 #include <unistd.h>
+/* PlainHTTP's loop (the webhooks libcurl does not send): one epoll set and an eventfd bell. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic: Swift calls these typed wrappers. */
 static inline CURLcode bd_curl_set_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }

@@ -1,4 +1,5 @@
 import CCurl
+import Platform
 import ThreadSupport
 
 /// Many requests in flight from one thread: a `curl_multi` event loop. Any thread hands a
@@ -6,7 +7,8 @@ import ThreadSupport
 /// drives every transfer as its sockets become ready (`curl_multi_poll`), and calls each one's
 /// completion on the loop's thread, so a completion must be quick (hand the answer over).
 /// Connections are kept alive and reused across requests to the same host; easy handles are
-/// reset and reused.
+/// reset and reused. What `PlainRequest` takes (plain `http://` to an IP literal, the webhooks
+/// of a LAN) goes to `PlainHTTP` instead, on a thread of its own, without libcurl.
 public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `lock`; `active` is the loop thread's
     public typealias Completion = @Sendable (Result<HTTPClient.Reply, HTTPClient.Failure>) -> Void
 
@@ -23,14 +25,17 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
     private var shared = Shared()
     private var active: [UnsafeMutableRawPointer: (Transfer, Completion)] = [:]
     private let name: String
+    private let plain: PlainHTTP
     /// Idle easy handles kept for reuse at most.
     static let idleLimit = 64
 
-    /// `connections`: how many idle connections are kept open for reuse.
-    public init(name: String = "buttond.http", connections: Int = 64) {
+    /// `connections`: how many idle connections are kept open for reuse. `clock`: what
+    /// `PlainHTTP`'s timeouts are measured on (libcurl's own are the OS's).
+    public init(name: String = "buttond.http", connections: Int = 64, clock: Clock) {
         Curl.start()
         multi = curl_multi_init()
         self.name = name
+        plain = PlainHTTP(name: name + "1", connections: connections, clock: clock)
         bd_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, connections)
     }
 
@@ -46,12 +51,14 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
             return !shared.running && !shared.stopping
         }
         guard start else { return }
+        plain.start()
         startThread(name: name) { [self] in run() }
     }
 
     /// Starts `request`; `completion` is called once, on the loop's thread, with the answer
     /// or why there is none. After `stop`, at once with a failure.
     public func send(_ request: HTTPRequest, completion: @escaping Completion) {
+        if let plainRequest = PlainRequest(request) { return plain.send(plainRequest, completion: completion) }
         guard let handle = lock.locked({ shared.idle.popLast() }) ?? curl_easy_init() else {
             return completion(.failure(HTTPClient.Failure(description: "libcurl could not start")))
         }
@@ -83,6 +90,7 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
             return (shared.running, shared.running ? [] : shared.incoming)
         }
         curl_multi_wakeup(multi)
+        plain.stop()
         Self.cutOff(unstarted)
         guard wait else { return }
         lock.locked { while !shared.stopped { lock.wait() } }

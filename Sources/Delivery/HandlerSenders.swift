@@ -10,7 +10,7 @@ import ThreadSupport
 /// the user agent, and the process groups scripts leave behind. The one place that tells the
 /// kinds of handler apart.
 final class HandlerSenders: Sendable {
-    let http = HTTPLoop(name: "buttond.http")
+    let http: HTTPLoop
     let threads = DeliveryThreads()
     let osc = OSCClient()
     let userAgent: String
@@ -23,6 +23,7 @@ final class HandlerSenders: Sendable {
     init(userAgent: String, clock: Clock) {
         self.userAgent = userAgent
         self.clock = clock
+        http = HTTPLoop(name: "buttond.http", clock: clock)
         scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs, clock: clock)
     }
 

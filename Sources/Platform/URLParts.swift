@@ -28,14 +28,20 @@ public struct URLParts: Sendable, Equatable {
 
     /// Nil only when the text has no `://`.
     public init?(_ text: String) {
-        guard let separator = text.firstRange(of: "://") else { return nil }
+        // Searched as bytes: every delimiter is ASCII, and a UTF-8 index is a String index.
+        let utf8 = text.utf8
+        var colon = utf8.firstIndex(of: UInt8(ascii: ":"))
+        while let found = colon, !utf8[found...].starts(with: "://".utf8) {
+            colon = utf8[utf8.index(after: found)...].firstIndex(of: UInt8(ascii: ":"))
+        }
+        guard let separator = colon else { return nil }
         self.text = text
-        scheme = text[..<separator.lowerBound]
-        let hierarchy = text[separator.upperBound...]
-        let end = hierarchy.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? hierarchy.endIndex
+        scheme = text[..<separator]
+        let hierarchy = text[utf8.index(separator, offsetBy: 3)...]
+        let end = hierarchy.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? hierarchy.endIndex
         var authority = hierarchy[..<end]
         rest = hierarchy[end...]
-        if let at = authority.lastIndex(of: "@") {
+        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) {
             userInfo = authority[..<at]
             authority = authority[authority.index(after: at)...]
         } else {

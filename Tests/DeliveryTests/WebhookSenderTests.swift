@@ -30,7 +30,7 @@ struct WebhookSenderTests {
     /// The time a webhook is signed at and a `Retry-After` date is a wait from are the
     /// sender's clock's, not the machine's.
     @Test func timesAreTheSendersClocks() throws {
-        let http = HTTPLoop(name: "test.http")
+        let http = HTTPLoop(name: "test.http", clock: .system)
         let clock = Clock { 1_700_000_000_123 }
         let request = Self.sender("http://127.0.0.1:9/x", http: http, clock: clock).request(Self.row(1))
         #expect(request.headerLines.contains("webhook-timestamp: 1700000000"))
@@ -50,7 +50,7 @@ struct WebhookSenderTests {
     }
 
     @Test func manyHungAttemptsTimeOutTogetherNotOneAfterAnother() throws {
-        let http = HTTPLoop(name: "test.http")
+        let http = HTTPLoop(name: "test.http", clock: .system)
         http.start()
         defer { http.stop() }
         let hung = try LocalReceiver()
@@ -64,7 +64,7 @@ struct WebhookSenderTests {
     }
 
     @Test func theAnswerItsRetryAfterAndTheFirstBytesOfItsBody() throws {
-        let http = HTTPLoop(name: "test.http")
+        let http = HTTPLoop(name: "test.http", clock: .system)
         http.start()
         defer { http.stop() }
         let body = String(repeating: "x", count: 10_000)
@@ -78,7 +78,7 @@ struct WebhookSenderTests {
     }
 
     @Test func anAddressTheRulesRefuseIsBlockedBeforeConnecting() throws {
-        let http = HTTPLoop(name: "test.http")
+        let http = HTTPLoop(name: "test.http", clock: .system)
         http.start()
         defer { http.stop() }
         let receiver = try LocalReceiver(answer: "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -93,7 +93,7 @@ struct WebhookSenderTests {
     }
 
     @Test func aStoppedLoopAnswersAtOnce() throws {
-        let http = HTTPLoop(name: "test.http")
+        let http = HTTPLoop(name: "test.http", clock: .system)
         http.start()
         let hung = try LocalReceiver()
         let results = Locked<[AttemptResult]>([])
