@@ -173,8 +173,7 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
     /// A new connection for `job`, connecting without blocking.
     private func open(_ job: Job, at now: Int64) {
         let endpoint = job.request.endpoint
-        var address = sockaddr_storage()
-        let length = Self.socketAddress(endpoint, into: &address)
+        var (address, length) = IPAddress.socketAddress(endpoint.address, port: endpoint.port)
         let fd = socket(Int32(address.ss_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return job.completion(.failure(PlainFailure.connect(errno).failure(base: job.request.base))) }
         var one: Int32 = 1
@@ -339,24 +338,5 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
         }
         connections[connection.serial] = nil
         close(connection.fd)
-    }
-
-    private static func socketAddress(_ endpoint: PlainRequest.Endpoint, into storage: inout sockaddr_storage) -> socklen_t {
-        withUnsafeMutableBytes(of: &storage) { raw in
-            if endpoint.address.count == 4 {
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = UInt16(endpoint.port).bigEndian
-                withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: endpoint.address) }
-                raw.storeBytes(of: address, as: sockaddr_in.self)
-                return socklen_t(MemoryLayout<sockaddr_in>.size)
-            }
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = UInt16(endpoint.port).bigEndian
-            withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: endpoint.address) }
-            raw.storeBytes(of: address, as: sockaddr_in6.self)
-            return socklen_t(MemoryLayout<sockaddr_in6>.size)
-        }
     }
 }

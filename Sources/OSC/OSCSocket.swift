@@ -5,26 +5,14 @@ enum OSCSocket {
     /// A socket address for `host` (an IPv4 or IPv6 literal, `localhost`, or empty for every
     /// IPv6 and IPv4 address) and `port`; nil when `host` is not a literal.
     static func address(host: String, port: Int) -> sockaddr_storage? {
-        var storage = sockaddr_storage()
         let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let v4 = literal == "localhost" ? "127.0.0.1" : literal
         var in4 = in_addr()
-        if inet_pton(AF_INET, v4, &in4) == 1 {
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = UInt16(port).bigEndian
-            sin.sin_addr = in4
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: sin, as: sockaddr_in.self) }
-            return storage
+        if inet_pton(AF_INET, literal == "localhost" ? "127.0.0.1" : literal, &in4) == 1 {
+            return IPAddress.socketAddress(withUnsafeBytes(of: &in4) { Array($0) }, port: port).0
         }
         var in6 = in6_addr()
         guard literal.isEmpty || inet_pton(AF_INET6, literal, &in6) == 1 else { return nil }
-        var sin6 = sockaddr_in6()
-        sin6.sin6_family = sa_family_t(AF_INET6)
-        sin6.sin6_port = UInt16(port).bigEndian
-        sin6.sin6_addr = in6
-        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: sin6, as: sockaddr_in6.self) }
-        return storage
+        return IPAddress.socketAddress(withUnsafeBytes(of: &in6) { Array($0) }, port: port).0
     }
 
     static func length(_ storage: sockaddr_storage) -> socklen_t {

@@ -68,3 +68,25 @@ public struct IPAddress: Hashable, Sendable {
         return found
     }
 }
+
+extension IPAddress {
+    /// The socket address of 4 bytes (IPv4) or 16 (IPv6), in network order, and a port, with
+    /// its length: what `connect` and `bind` take.
+    public static func socketAddress(_ bytes: [UInt8], port: Int) -> (sockaddr_storage, socklen_t) {
+        var storage = sockaddr_storage()
+        let length = withUnsafeMutableBytes(of: &storage) { raw in
+            let port = UInt16(truncatingIfNeeded: port).bigEndian
+            if bytes.count == 4 {
+                var v4 = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: port, sin_addr: in_addr(), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+                withUnsafeMutableBytes(of: &v4.sin_addr) { $0.copyBytes(from: bytes) }
+                raw.storeBytes(of: v4, as: sockaddr_in.self)
+                return MemoryLayout<sockaddr_in>.size
+            }
+            var v6 = sockaddr_in6(sin6_family: sa_family_t(AF_INET6), sin6_port: port, sin6_flowinfo: 0, sin6_addr: in6_addr(), sin6_scope_id: 0)
+            withUnsafeMutableBytes(of: &v6.sin6_addr) { $0.copyBytes(from: bytes.prefix(16)) }
+            raw.storeBytes(of: v6, as: sockaddr_in6.self)
+            return MemoryLayout<sockaddr_in6>.size
+        }
+        return (storage, socklen_t(length))
+    }
+}
