@@ -213,7 +213,12 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
 
     private func ready(_ connection: Connection, events: UInt32) {
         guard connection.job != nil else {
-            // Idle: the peer closed it, or sent what nobody asked for.
+            // Idle: gone if the peer closed it or sent what nobody asked for. An edge can also
+            // come late for the answer already read (its last segment arrived after the wait
+            // returned): then there is nothing to read, and the connection stays.
+            var byte: UInt8 = 0
+            let peeked = recv(connection.fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            if peeked < 0 && (errno == EAGAIN || errno == EINTR) { return }
             return discard(connection)
         }
         if !connection.connected {

@@ -51,7 +51,6 @@ struct ResponseReader {
         self.noBody = noBody
     }
 
-    var isFinished: Bool { framing == .finished }
 
     /// Takes the next bytes of the connection.
     mutating func take(_ bytes: UnsafeRawBufferPointer) -> Progress {
