@@ -26,6 +26,8 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
         var sleeping = false
         var stopping = false
         var stopped = false
+        /// The epoll set and the bell are closed (by the first `stop`, once the thread ended).
+        var closed = false
     }
 
     /// A connection and the request it carries (none while idle).
@@ -79,6 +81,10 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
 
     deinit {
         for connection in connections.values { close(connection.fd) }
+        if !shared.closed { closeDescriptors() }
+    }
+
+    private func closeDescriptors() {
         close(bell)
         close(epoll)
     }
@@ -93,27 +99,34 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
     }
 
     func send(_ request: PlainRequest, completion: @escaping Completion) {
-        let (accepted, ring) = lock.locked {
-            guard !shared.stopping else { return (false, false) }
+        // The bell is rung under the lock: `stop` closes it under the lock too.
+        let accepted = lock.locked {
+            guard !shared.stopping else { return false }
             shared.incoming.append(Job(request: request, completion: completion))
-            defer { shared.sleeping = false }
-            return (true, shared.sleeping)
+            if shared.sleeping { eventfd_write(bell, 1) }
+            shared.sleeping = false
+            return true
         }
         guard accepted else { return completion(.failure(HTTPLoop.stoppedFailure)) }
-        if ring { eventfd_write(bell, 1) }
     }
 
-    /// Cuts off what is under way (completed with a failure) and waits for the thread to end.
+    /// Cuts off what is under way (completed with a failure), waits for the thread to end and
+    /// closes the epoll set and the bell: a stopped loop holds no descriptor, even while
+    /// something still holds the loop (a process that starts and stops many servers, the tests,
+    /// ran out of descriptor numbers that `Process` could handle).
     func stop() {
         let (wait, unstarted) = lock.locked {
             shared.stopping = true
+            if !shared.closed { eventfd_write(bell, 1) }
             defer { if !shared.running { shared.incoming = [] } }
             return (shared.running, shared.running ? [] : shared.incoming)
         }
-        eventfd_write(bell, 1)
         for job in unstarted { job.completion(.failure(HTTPLoop.stoppedFailure)) }
-        guard wait else { return }
-        lock.locked { while !shared.stopped { lock.wait() } }
+        lock.locked {
+            if wait { while !shared.stopped { lock.wait() } }
+            if !shared.closed { closeDescriptors() }
+            shared.closed = true
+        }
     }
 
     private func run() {
