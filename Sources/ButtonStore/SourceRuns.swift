@@ -1,6 +1,10 @@
-/// The events committed since the source index's last write, as runs of one source's
-/// consecutive seqs: what the next write inserts into `event_sources`, one row a run (a press's
-/// events are one run) instead of one row an event read back from the log. Kept by the writer;
+/// The events committed since the source index's last write, as runs of one source's events:
+/// what the next write inserts into `event_sources`, one row a run instead of one row an event
+/// read back from the log. A run is `first` through `last` and may hold other sources' events
+/// between its own, fewer than `maxGap` between two of its own: a press's events are one run,
+/// and so are the presses of a button among a few dozen pressed in turn (sixteen buttons
+/// pressed in turn made 21 rows each a bulk write, a row a press; now one). A read of the
+/// index skips the others' events, at most `maxGap` a row it returns. Kept by the writer;
 /// when it does not cover exactly the events after the index's extent (a batch that did not
 /// follow the one before, a store opened with a tail it did not see) the write indexes the log
 /// event by event instead.
@@ -11,7 +15,15 @@ struct SourceRuns {
         var last: Int64
     }
 
+    /// Fewer than this many events of other sources between two of a run's own.
+    static let maxGap: Int64 = 64
+
     private(set) var runs: [Run] = []
+    /// The place in `runs` of each source's newest run.
+    private var newest: [String: Int] = [:]
+    /// The place in `runs` of the run the last event went to: the next event of a press goes
+    /// there too, without a look in `newest`.
+    private var current: Int?
     /// The first and the last seq the runs cover (sourceless events included); nil: none yet.
     private(set) var first: Int64?
     private(set) var last: Int64?
@@ -27,9 +39,14 @@ struct SourceRuns {
             if first == nil { first = seq }
             last = seq
             guard let source = events[index].button ?? events[index].sheet else { continue }
-            if let previous = runs.indices.last, runs[previous].last == seq - 1, runs[previous].source == source {
-                runs[previous].last = seq
+            if let current, runs[current].last == seq - 1, runs[current].source == source {
+                runs[current].last = seq
+            } else if let open = newest[source], seq - runs[open].last <= Self.maxGap {
+                runs[open].last = seq
+                current = open
             } else {
+                newest[source] = runs.count
+                current = runs.count
                 runs.append(Run(source: source, first: seq, last: seq))
             }
         }

@@ -104,6 +104,9 @@ package struct Fields {
 
     /// 422 for any member not read: unknown fields are refused, not ignored.
     package func finish() throws(ButtonsError) {
+        // `seen` holds only members present: as many means every one was read (a press's `{}`
+        // sorts no keys).
+        guard seen.count < members.count else { return }
         for key in members.keys.sorted() where !seen.contains(key) {
             throw ButtonsError.invalid(path(key), "unknown field '\(path(key))'")
         }

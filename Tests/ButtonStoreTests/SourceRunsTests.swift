@@ -5,15 +5,15 @@ import Testing
 /// The source index keeps a row a run of one source's consecutive events (a press's events are
 /// one run), written from what the writer committed; the reads give the same pages.
 @Suite struct SourceRunsTests {
-    @Test func consecutiveEventsOfOneSourceAreOneRun() {
+    @Test func aSourcesEventsCloseTogetherAreOneRun() {
         var runs = SourceRuns()
         runs.append([event(5), event(6), event(7, button: nil, sheet: "panel"), event(8, button: nil, sheet: "panel")])
         runs.append([event(9, button: nil), event(10), event(11, button: "lamp"), event(12)])
+        // door's run takes 10 and 12 across panel's and lamp's events (and a sourceless one).
         #expect(
             runs.runs == [
-                .init(source: "door", first: 5, last: 6), .init(source: "panel", first: 7, last: 8),
-                .init(source: "door", first: 10, last: 10), .init(source: "lamp", first: 11, last: 11),
-                .init(source: "door", first: 12, last: 12),
+                .init(source: "door", first: 5, last: 12), .init(source: "panel", first: 7, last: 8),
+                .init(source: "lamp", first: 11, last: 11),
             ])
         #expect(runs.cover(after: 4, through: 12))
         #expect(!runs.cover(after: 3, through: 12))
@@ -25,8 +25,30 @@ import Testing
         #expect(!SourceRuns().cover(after: 7, through: 8))
     }
 
+    /// Sixteen buttons pressed in turn (three events a press) are an entry each, not an entry a
+    /// press; a button pressed again only after more than `maxGap` other events starts a new run.
+    @Test func buttonsPressedInTurnAreARunEach() {
+        var runs = SourceRuns()
+        var seq: Int64 = 0
+        for _ in 0..<20 {
+            for button in 0..<16 {
+                runs.append((1...3).map { _ in seq += 1; return event(seq, button: "b\(button)") })
+            }
+        }
+        #expect(runs.runs.count == 16)
+        #expect(runs.runs.first == .init(source: "b0", first: 1, last: 19 * 48 + 3))
+        let after = seq
+        runs.append([event(after + SourceRuns.maxGap, button: "b15")])
+        runs.append((1...SourceRuns.maxGap).map { event(after + SourceRuns.maxGap + $0, button: "other") })
+        runs.append([event(after + 2 * SourceRuns.maxGap + 1, button: "b15")])
+        #expect(runs.runs.count == 18)
+        #expect(runs.runs[15] == .init(source: "b15", first: 46, last: after + SourceRuns.maxGap), "63 events between: one run")
+        #expect(runs.runs.last == .init(source: "b15", first: after + 2 * SourceRuns.maxGap + 1, last: after + 2 * SourceRuns.maxGap + 1),
+                "64 events between: a new run")
+    }
+
     /// A bulk write inserts one entry a run (`first` NULL for a run of one); the filtered pages
-    /// are those of the unfiltered log.
+    /// are those of the unfiltered log, the other sources' events inside a run skipped.
     @Test func theIndexKeepsAnEntryARun() throws {
         try withStore { store, _ throws in
             try store.commit(events: [event(1), event(2), event(3, button: nil, sheet: "panel")], states: [], deliveries: [])
@@ -38,7 +60,7 @@ import Testing
                     "\($0.text(0)) \($0.int64(1)) \($0.optionalInt64(2).map(String.init) ?? "-")"
                 }
             }
-            #expect(entries == ["door 2 1", "panel 4 3", "door 5 -", "lamp 6 -"])
+            #expect(entries == ["panel 4 3", "door 5 1", "lamp 6 -"])
             #expect(try store.sourcesIndexedThrough() == 6)
             #expect(try store.events(after: 0, limit: 10, button: "door").map(\.seq) == [1, 2, 5])
             #expect(try store.events(after: 1, limit: 2, button: "door").map(\.seq) == [2, 5])
@@ -134,7 +156,8 @@ import Testing
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT MIN(seq), COUNT(*) FROM event_sources").rows { [$0.int64(0), $0.int64(1)] }
             }
-            #expect(entries == [[26, 15]])
+            // Each button's events are one run: none of them ends in the trimmed events.
+            #expect(entries == [[28, 6]])
             #expect(try store.events(after: 0, limit: 100, button: "b1").map(\.seq) == [28, 31, 34, 37, 40])
         }
     }
