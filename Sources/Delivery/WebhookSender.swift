@@ -68,6 +68,7 @@ struct WebhookSender: DeliverySender {
             ("webhook-signature", Signature.sign(key: key, id: id, timestamp: now, body: body)),
         ]
         if webhook.method != "GET" { standard.insert(("Content-Type", "application/json"), at: 0) }
+        if webhook.headers.isEmpty { return standard }
         let configured = webhook.headers.sorted { $0.key < $1.key }.map { name, value in
             (name, String(fields.interpolate(value).unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" }))
         }

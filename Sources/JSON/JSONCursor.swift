@@ -76,7 +76,8 @@ public struct JSONCursor: ~Copyable {
         raw("\":")
     }
 
-    /// A JSON number, at most `integerBound` bytes: its digits from the last, then turned round.
+    /// A JSON number, at most `integerBound` bytes: its digits counted, then written from the
+    /// last into their places.
     @inlinable
     public mutating func integer(_ value: Int64) {
         checkRoom(Self.integerBound)
@@ -84,14 +85,20 @@ public struct JSONCursor: ~Copyable {
             buffer[position] = UInt8(ascii: "-")
             position += 1
         }
-        let start = position
         var magnitude = value.magnitude
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        position += digits
+        var place = position
         repeat {
-            buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            position += 1
+            place -= 1
+            buffer[place] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
         } while magnitude > 0
-        buffer[start..<position].reverse()
     }
 
     /// Stops the program if fewer than `length` bytes are left: a caller's bound was wrong.

@@ -8,7 +8,7 @@ import Testing
         String(decoding: JSONCursor.render(bound: bound, body), as: UTF8.self)
     }
 
-    @Test(arguments: [0, 7, -7, 10, -10, 1_700_000_000_123, .max, .min] as [Int64])
+    @Test(arguments: [0, 7, -7, 9, 10, -10, 99, 100, 999_999, 1_000_000, 1_700_000_000_123, .max, .max - 1, .min, .min + 1] as [Int64])
     func integersAsTheWriterWritesThem(value: Int64) {
         #expect(Self.rendered(bound: JSONCursor.integerBound) { $0.integer(value) } == String(value))
         var writer = JSONWriter()
