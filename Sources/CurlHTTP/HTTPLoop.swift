@@ -18,6 +18,8 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
         var running = false
         var stopping = false
         var stopped = false
+        /// The multi handle and the idle easy handles are gone (`release`).
+        var released = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -40,8 +42,7 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
     }
 
     deinit {
-        for handle in shared.idle { curl_easy_cleanup(handle) }
-        curl_multi_cleanup(multi)
+        release()
     }
 
     /// Starts the loop's thread (once).
@@ -72,13 +73,15 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
         // The loop is woken by the first request it has not taken yet; those after it ride on
         // that wake-up (a busy dispatcher hands several over at once, and each wake-up is a
         // system call here and one in the loop).
-        let (accepted, wake) = lock.locked {
-            guard !shared.stopping else { return (false, false) }
+        // The wake-up is under the lock: once `stop` has seen the loop end, the multi handle
+        // goes, and no sender may still be about to wake it.
+        let accepted = lock.locked {
+            guard !shared.stopping else { return false }
             shared.incoming.append((transfer, completion))
-            return (true, shared.incoming.count == 1)
+            if shared.incoming.count == 1 { curl_multi_wakeup(multi) }
+            return true
         }
-        guard accepted else { return completion(.failure(Self.stoppedFailure)) }
-        if wake { curl_multi_wakeup(multi) }
+        guard accepted else { return Self.cutOff([(transfer, completion)]) }
     }
 
     /// Ends the loop: transfers under way are cut off and completed with a failure. Waits
@@ -92,8 +95,23 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
         curl_multi_wakeup(multi)
         plain.stop()
         Self.cutOff(unstarted)
-        guard wait else { return }
-        lock.locked { while !shared.stopped { lock.wait() } }
+        if wait { lock.locked { while !shared.stopped { lock.wait() } } }
+        release()
+    }
+
+    /// Once the loop's thread has ended (or never started): the multi handle (its wake-up
+    /// socket pair and its cached connections) and the idle easy handles go, so a stopped loop
+    /// holds no descriptor even while something still holds the loop.
+    private func release() {
+        let idle: [UnsafeMutableRawPointer]? = lock.locked {
+            guard !shared.released else { return nil }
+            shared.released = true
+            defer { shared.idle = [] }
+            return shared.idle
+        }
+        guard let idle else { return }
+        for handle in idle { curl_easy_cleanup(handle) }
+        curl_multi_cleanup(multi)
     }
 
     static let stoppedFailure = HTTPClient.Failure(description: "the HTTP loop has stopped")

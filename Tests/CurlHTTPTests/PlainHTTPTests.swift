@@ -191,6 +191,25 @@ import ThreadSupport
         #expect(after.failure?.description == HTTPLoop.stoppedFailure.description)
     }
 
+    /// A stopped loop lets go of its kept connections, libcurl's and its own, and of libcurl's
+    /// handles, while something still holds it: the parts of a stopped server hold no sockets.
+    @Test func aStoppedLoopClosesItsKeptConnections() throws {
+        let peer = try ScriptedPeer { _ in .ok("done") }
+        defer { peer.stop() }
+        let loop = Self.loop()
+        var throughCurl = Self.post(peer.port)
+        throughCurl.url = "http://localhost:\(peer.port)/hook"
+        #expect(PlainRequest(throughCurl) == nil)
+        for request in [Self.post(peer.port), throughCurl] {
+            #expect(try Self.send(loop, request).get().status == 200)
+        }
+        #expect(peer.open == 2)
+        loop.stop()
+        #expect(eventually { peer.open == 0 })
+        #expect(Self.send(loop, throughCurl).failure?.description == HTTPLoop.stoppedFailure.description)
+        withExtendedLifetime(loop) {}
+    }
+
     /// What goes on the wire is what libcurl sends for the same request (the host aside):
     /// its `Accept`, `Content-Length` and form content type where none is given, the
     /// request's lines, `Name;` as an empty header, `Name:` as none.

@@ -53,6 +53,8 @@ final class ScriptedPeer: Sendable {
     struct PeerFailure: Error {}
 
     var accepted: Int { state.withLock { $0.accepted } }
+    /// Connections the client has not closed (nor the peer).
+    var open: Int { state.withLock { $0.open.count } }
     var received: [Received] { state.withLock { $0.received } }
 
     /// Stops accepting and closes every connection still open.
