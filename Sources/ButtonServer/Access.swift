@@ -130,3 +130,12 @@ extension API {
 
 /// The API's router: every route declares its `Access`.
 typealias APIRouter = Router<APIGuard>
+
+/// The API's router as the server calls it: `Router.route` compiled here for `APIGuard` (called
+/// through `Router`'s own conformance, it ran as generic code that looked its route type's
+/// metadata up on every request).
+struct APIRouting: RequestRouting {
+    let router: APIRouter
+
+    func route(_ request: consuming Request) -> Routed { router.route(request) }
+}

@@ -108,7 +108,7 @@ public final class ButtonServerApp: Sendable {
         routeTable = router.table
         http.recordsRemoteAddress = logger.level <= .info
         server = HTTPServer(
-            configuration: http, clock: clock, router: router, streams: streams,
+            configuration: http, clock: clock, router: APIRouting(router: router), streams: streams,
             onRequest: Self.requestObserver(
                 metrics: metrics, logger: logger,
                 inputRoutes: Set(routeTable.filter { $0.access.role == .press }.map(\.pattern))),

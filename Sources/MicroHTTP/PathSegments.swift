@@ -4,12 +4,12 @@ import Platform
 /// routing compares them with the routes' literals as bytes, and only a matched route's
 /// parameters become strings. Splitting the path's `String` (even its UTF-8 view) cost a
 /// press more than the matching.
-struct PathSegments {
+@usableFromInline struct PathSegments {
     private let bytes: [UInt8]
     /// Where each segment lies in `bytes`.
     private let bounds: [Range<Int>]
 
-    init(_ path: String) {
+    @usableFromInline init(_ path: String) {
         let bytes = Array(path.utf8)
         var bounds: [Range<Int>] = []
         bounds.reserveCapacity(8)
@@ -23,7 +23,7 @@ struct PathSegments {
         self.bounds = bounds
     }
 
-    var count: Int { bounds.count }
+    @usableFromInline var count: Int { bounds.count }
 
     /// Whether segment `index` is exactly `literal`.
     func segment(_ index: Int, equals literal: [UInt8]) -> Bool {

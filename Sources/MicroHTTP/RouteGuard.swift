@@ -46,6 +46,13 @@ public struct Routed: Sendable {
     public var response: Response
     public var route: String
     public var principal: RequestPrincipal?
+
+    @inlinable
+    public init(response: Response, route: String, principal: RequestPrincipal? = nil) {
+        self.response = response
+        self.route = route
+        self.principal = principal
+    }
 }
 
 /// A router as the server calls it, whatever its guard.

@@ -1,20 +1,20 @@
 /// What a route matches: its method, its path pattern (`/api/v1/buttons/{id}/press`) as
 /// literal and parameter segments, and the query parameters it knows. Not generic, so the
 /// router reads it on every request without looking up any type's metadata.
-final class RoutePattern: Sendable {
+@usableFromInline final class RoutePattern: Sendable {
     enum Segment: Sendable, Equatable {
         case literal([UInt8])
         case parameter(String)
     }
 
-    let method: String
-    let pattern: String
+    @usableFromInline let method: String
+    @usableFromInline let pattern: String
     let segments: [Segment]
     let parameterNames: [String]
     let parameterIndexes: [Int]
-    let query: [String]
+    @usableFromInline let query: [String]
     /// The route's place in its router's table.
-    let index: Int
+    @usableFromInline let index: Int
 
     init(method: String, pattern: String, query: [String], index: Int) {
         let segments = pattern.split(separator: "/").map { part -> Segment in
@@ -31,7 +31,7 @@ final class RoutePattern: Sendable {
     }
 
     /// The path's parameters if it matches (as many segments, every literal equal).
-    func match(_ path: PathSegments) -> Request.Parameters? {
+    @usableFromInline func match(_ path: PathSegments) -> Request.Parameters? {
         // Last segment first: routes that share a prefix (`/api/v1/buttons/{id}/…`) differ at
         // the end, so most candidates are refused on one comparison instead of four.
         for index in segments.indices.reversed() {

@@ -8,17 +8,17 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
     /// A class, not a struct: a request is matched against several routes, and looking at one
     /// costs a retain instead of a copy of its strings, arrays and handler.
     /// A route's access and handler; what it matches is its `RoutePattern`.
-    struct Route: Sendable {
-        let pattern: RoutePattern
-        let access: Guard.Access
-        let handler: Handler
+    @usableFromInline struct Route: Sendable {
+        @usableFromInline let pattern: RoutePattern
+        @usableFromInline let access: Guard.Access
+        @usableFromInline let handler: Handler
     }
 
-    private var routes: [Route] = []
+    @usableFromInline var routes: [Route] = []
     /// The routes' patterns by number of path segments (the index), each with its place in
     /// `routes`: a request is only matched against those. Matching reads only patterns, which
     /// are not generic (a generic route read on every request looked its metadata up at run time).
-    private var bySegmentCount: [[RoutePattern]] = []
+    @usableFromInline var bySegmentCount: [[RoutePattern]] = []
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: (@Sendable (Request) throws -> Response)?
     /// Admits every request before its route runs.
@@ -71,7 +71,7 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
     }
 
     /// 400 naming the first parameter `route` does not know (sorted, so the answer is stable).
-    private static func checkQuery(_ request: Request, _ route: RoutePattern) throws(HTTPError) {
+    @usableFromInline static func checkQuery(_ request: Request, _ route: RoutePattern) throws(HTTPError) {
         guard !request.query.isEmpty, let unknown = request.query.keys.filter({ !route.query.contains($0) }).sorted().first else { return }
         let known = route.query.isEmpty ? "takes no query parameters" : "knows \(route.query.joined(separator: ", "))"
         throw HTTPError(
@@ -80,9 +80,11 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
             details: ["parameter": .string(unknown)])
     }
 
-    /// The route's parameters if `path` matches its segments, else nil.
     /// Runs the matching route once the guard has admitted the request; errors become JSON
-    /// error responses.
+    /// error responses. Inlinable: the server's own router type (`RequestRouting`) calls it
+    /// specialized for its guard, where a generic one looked the route's type metadata up on
+    /// every request.
+    @inlinable
     public func route(_ request: consuming Request) -> Routed {
         let path = PathSegments(request.path)
         var allowed: [String] = []
@@ -126,7 +128,7 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
         return Routed(response: HTTPError.notFound("no route for \(request.path)").response, route: "404", principal: principal)
     }
 
-    private static func run<G>(_ request: Request, _ handler: (Request, G) throws -> Response, _ grant: G) -> Response {
+    @usableFromInline static func run<G>(_ request: Request, _ handler: (Request, G) throws -> Response, _ grant: G) -> Response {
         do {
             return try handler(request, grant)
         } catch let error as HTTPError {
