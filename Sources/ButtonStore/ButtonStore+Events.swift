@@ -97,24 +97,37 @@ extension ButtonStore {
         return try connection.statement("SELECT COALESCE(MAX(seq), 0) FROM events").scalar() == first - 1
     }
 
-    /// The buttons' live states, many a statement; a button's row is made on its first change.
+    /// The buttons' live states, a prepared UPDATE a button; a button's row is made on its first
+    /// change. A multi-row upsert (`INSERT … ON CONFLICT DO UPDATE`) tried each row's insert
+    /// first and cost twice an update's work a row: sixteen buttons pressed in turn paid it for
+    /// each button a commit touched.
     private static func update(_ states: [ButtonStateChange], in connection: Connection) throws(StoreError) {
-        try connection.insertRows(
-            states.count, head: "INSERT INTO button_states (id, face, clock, held, taps, armed_until) VALUES ",
-            row: "(?, ?, ?, ?, ?, ?)",
-            tail: """
-                 ON CONFLICT (id) DO UPDATE SET face = excluded.face, clock = excluded.clock, held = excluded.held,
-                    taps = excluded.taps, armed_until = excluded.armed_until
-                """, parameters: 6
-        ) { index, base, upsert, values in
-            let state = states[index]
-            values.append(state.id, at: base + 1)
-            upsert.bind(state.face, at: base + 2)
-            upsert.bind(state.clock, at: base + 3)
-            upsert.bind(state.held, at: base + 4)
-            upsert.bind(state.tapCount, at: base + 5)
-            upsert.bind(state.armedUntil, at: base + 6)
+        guard !states.isEmpty else { return }
+        let update = try connection.statement(
+            "UPDATE button_states SET face = ?2, clock = ?3, held = ?4, taps = ?5, armed_until = ?6 WHERE id = ?1")
+        var missing: [Int] = []
+        for index in states.indices {
+            bind(states[index], to: update)
+            try update.run()
+            if connection.changes == 0 { missing.append(index) }
         }
+        guard !missing.isEmpty else { return }
+        let insert = try connection.statement(
+            "INSERT INTO button_states (id, face, clock, held, taps, armed_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        for index in missing {
+            bind(states[index], to: insert)
+            try insert.run()
+        }
+    }
+
+    /// A state's row at ?1 … ?6: id, face, clock, held, taps, armed_until.
+    private static func bind(_ state: ButtonStateChange, to statement: Statement) {
+        statement.bind(state.id, at: 1)
+        statement.bind(state.face, at: 2)
+        statement.bind(state.clock, at: 3)
+        statement.bind(state.held, at: 4)
+        statement.bind(state.tapCount, at: 5)
+        statement.bind(state.armedUntil, at: 6)
     }
 
     /// The highest seq ever committed (0 for a new store), even if retention trimmed it since.
