@@ -99,7 +99,7 @@ extension ButtonStore {
 
     /// The buttons' live states, a prepared UPDATE a button; a button's row is made on its first
     /// change. A multi-row upsert (`INSERT … ON CONFLICT DO UPDATE`) tried each row's insert
-    /// first and cost twice an update's work a row: sixteen buttons pressed in turn paid it for
+    /// before updating it, a sixth more work a row: sixteen buttons pressed in turn paid it for
     /// each button a commit touched.
     private static func update(_ states: [ButtonStateChange], in connection: Connection) throws(StoreError) {
         guard !states.isEmpty else { return }
