@@ -5,9 +5,8 @@
 public struct Router<Guard: RouteGuard>: RequestRouting {
     public typealias Handler = @Sendable (Request, Guard.Grant) throws -> Response
 
-    /// A class, not a struct: a request is matched against several routes, and looking at one
-    /// costs a retain instead of a copy of its strings, arrays and handler.
-    /// A route's access and handler; what it matches is its `RoutePattern`.
+    /// A route's access and handler; what it matches is its `RoutePattern` (a class: a request
+    /// is matched against several, and looking at one costs a retain, not a copy).
     @usableFromInline struct Route: Sendable {
         @usableFromInline let pattern: RoutePattern
         @usableFromInline let access: Guard.Access
