@@ -4,10 +4,12 @@ import ButtonEngine
 /// The delivery log: what the delivery workers send and retry, and what they did, kept up to a
 /// retention. Written by the writer; every read here runs beside it on a reader connection.
 extension ButtonStore {
-    /// Inserts deliveries outside an event commit (a handler test), in one transaction.
+    /// Inserts deliveries outside an event commit (a handler test), in one transaction. The
+    /// handler index's next bulk write, whose runs do not hold them, reads the log instead.
     public func enqueue(_ rows: [DeliveryRow]) throws(StoreError) {
         guard !rows.isEmpty else { return }
-        try withConnection { connection throws(StoreError) in
+        try withBulkIndexes { connection, index throws(StoreError) in
+            index.unindexedDeliveries.forget()
             try connection.transaction { () throws(StoreError) in
                 try Self.insert(rows, in: connection)
                 try Self.indexHandlers(of: rows, in: connection)
@@ -242,25 +244,43 @@ extension ButtonStore {
                 guard let through = try oldest.scalar() else { return (finishing, 0) }
                 // The rows to drop are the finished ones through `through`: a walk of the log
                 // from its start (`+status`: the status index would have every finished row's
-                // entry visited, not only the trimmed ones'). Their attempts and handler index
-                // entries go first.
+                // entry visited, not only the trimmed ones'). Their handlers are named first, and
+                // their attempts go first.
+                let handlers = try connection.statement(
+                    "SELECT DISTINCT handler FROM deliveries WHERE id <= ?1 AND +status > 0")
+                handlers.bind(through, at: 1)
+                let trimmedHandlers = try handlers.rows { $0.text(0) }
                 let dropAttempts = try connection.statement(
                     """
                     DELETE FROM delivery_attempts WHERE delivery IN
                         (SELECT id FROM deliveries WHERE id <= ?1 AND +status > 0)
                     """)
-                let unindex = try connection.statement(
-                    """
-                    DELETE FROM delivery_handlers WHERE (handler, id) IN
-                        (SELECT handler, id FROM deliveries WHERE id <= ?1 AND +status > 0)
-                    """)
                 let drop = try connection.statement("DELETE FROM deliveries WHERE id <= ?1 AND +status > 0")
-                for statement in [dropAttempts, unindex, drop] {
+                for statement in [dropAttempts, drop] {
                     statement.bind(through, at: 1)
                     try statement.run()
                 }
-                return (finishing, connection.changes)
+                let trimmed = connection.changes
+                try Self.unindexTrimmed(handlers: trimmedHandlers, through: through, in: connection)
+                return (finishing, trimmed)
             }
+        }
+    }
+
+    /// After retention dropped the finished deliveries through `through`: the runs of their
+    /// `handlers` that end there and span no delivery of theirs any more leave the index. What
+    /// is left in such a run's span is still pending (retention dropped every finished row):
+    /// a run that spans one of its handler's stays, and goes with a later trim.
+    private static func unindexTrimmed(handlers: [String], through: Int64, in connection: Connection) throws(StoreError) {
+        let unindex = try connection.statement(
+            """
+            DELETE FROM delivery_handlers AS h WHERE h.handler = ?1 AND h.id <= ?2 AND NOT EXISTS (
+                SELECT 1 FROM deliveries d WHERE d.id BETWEEN COALESCE(h.first, h.id) AND h.id AND d.handler = ?1)
+            """)
+        for handler in handlers {
+            unindex.bind(handler, at: 1)
+            unindex.bind(through, at: 2)
+            try unindex.run()
         }
     }
 
@@ -281,16 +301,19 @@ extension ButtonStore {
     /// the handler index holds and those of the log's tail after it.
     static func deleteDeliveries(handler: String, in connection: Connection) throws(StoreError) {
         let through = try connection.statement(handlersThrough).scalar() ?? 0
+        // The ids: the deliveries its runs span through the extent (?2), and the tail's after it.
         let dropAttempts = try connection.statement(
             """
             DELETE FROM delivery_attempts WHERE delivery IN (
-                SELECT id FROM delivery_handlers WHERE handler = ?1
+                SELECT d.id FROM delivery_handlers h CROSS JOIN deliveries d ON d.id BETWEEN COALESCE(h.first, h.id) AND h.id
+                WHERE h.handler = ?1 AND d.handler = ?1
                 UNION ALL SELECT id FROM deliveries WHERE id > ?2 AND handler = ?1)
             """)
         let drop = try connection.statement(
             """
             DELETE FROM deliveries WHERE id IN (
-                SELECT id FROM delivery_handlers WHERE handler = ?1
+                SELECT d.id FROM delivery_handlers h CROSS JOIN deliveries d ON d.id BETWEEN COALESCE(h.first, h.id) AND h.id
+                WHERE h.handler = ?1 AND d.handler = ?1
                 UNION ALL SELECT id FROM deliveries WHERE id > ?2 AND handler = ?1)
             """)
         for statement in [dropAttempts, drop] {

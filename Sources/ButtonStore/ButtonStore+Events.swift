@@ -14,30 +14,32 @@ extension ButtonStore {
         writeIndexes: Bool = false
     ) throws(StoreError) {
         if events.isEmpty, states.isEmpty, deliveries.isEmpty { return }
-        try withSourceIndex { connection, index throws(StoreError) in
+        try withBulkIndexes { connection, index throws(StoreError) in
             index.unindexed.append(events)
+            index.unindexedDeliveries.append(deliveries)
             try connection.transaction { () throws(StoreError) in
                 try Self.insert(events, in: connection)
                 try Self.update(states, in: connection)
                 try Self.insert(deliveries, in: connection)
                 if writeIndexes {
                     try Self.indexSources(connection, runs: index.unindexed, indexed: &index.indexed)
-                    index.unindexed = SourceRuns()
-                    try Self.indexHandlers(connection)
+                    index.unindexed = IndexRuns()
+                    try Self.indexHandlers(connection, runs: index.unindexedDeliveries)
+                    index.unindexedDeliveries = IndexRuns.deliveries()
                 }
                 if let keepEvents { _ = try Self.trim(connection, keep: keepEvents, indexed: &index.indexed) }
             }
         }
     }
 
-    /// Runs `body` with the writer connection and the source index's state, taken out for it
+    /// Runs `body` with the writer connection and the bulk-written indexes' state, taken out for it
     /// and put back; if `body` throws, the state no longer claims to be the database's.
-    func withSourceIndex<Result: Sendable>(
-        _ body: (Connection, inout SourceIndexState) throws(StoreError) -> Result
+    func withBulkIndexes<Result: Sendable>(
+        _ body: (Connection, inout BulkIndexState) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         try withConnection { connection throws(StoreError) in
-            var index = sourceIndex.withLock { $0.take() }
-            defer { sourceIndex.withLock { [index] in $0 = index } }
+            var index = bulkIndexes.withLock { $0.take() }
+            defer { bulkIndexes.withLock { [index] in $0 = index } }
             do throws(StoreError) {
                 return try body(connection, &index)
             } catch {
@@ -227,7 +229,7 @@ extension ButtonStore {
     /// Retention: deletes the oldest events so at most `keep` remain. Returns how many were deleted.
     @discardableResult
     public func trimEvents(keep: Int) throws(StoreError) -> Int {
-        try withSourceIndex { connection, index throws(StoreError) in
+        try withBulkIndexes { connection, index throws(StoreError) in
             try connection.transaction { () throws(StoreError) in try Self.trim(connection, keep: keep, indexed: &index.indexed) }
         }
     }

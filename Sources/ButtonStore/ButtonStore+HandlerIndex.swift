@@ -1,12 +1,15 @@
 import Outbox
 
-/// The handler index of the delivery log (`delivery_handlers`): (handler, id) of every
-/// delivery through `meta.handlers_through`, written in bulk with the source index rather than
-/// in every commit. An index keyed by handler takes each delivery at its handler's place, so a
-/// commit that delivered to several handlers dirtied an index page for each; a bulk write of
-/// many commits' deliveries dirties each page once. The deliveries after it are found by
-/// walking the log's tail, so what is not indexed yet (after a crash too) is still read from
-/// the deliveries themselves.
+/// The handler index of the delivery log (`delivery_handlers`): every delivery through
+/// `meta.handlers_through`, a row a run of one handler's deliveries (`first` through `id`, with
+/// fewer than `IndexRuns.deliveriesMaxGap` deliveries to other handlers between two of its own), written
+/// in bulk with the source index rather than in every commit. An index keyed by handler takes
+/// each entry at its handler's place: a commit that delivered to several handlers dirtied an
+/// index page for each, and a bulk write that inserted an entry a delivery dirtied the same
+/// pages with a thousand entries; a run a handler is about one entry a handler. The deliveries
+/// after it are found by walking the log's tail, so what is not indexed yet (after a crash
+/// too) is still read from the deliveries themselves. A handler's runs never overlap: a read
+/// joins each to the log without meeting a delivery twice.
 extension ButtonStore {
     /// The delivery id through which `delivery_handlers` is written (deliveries after it are
     /// the tail).
@@ -16,36 +19,62 @@ extension ButtonStore {
     /// Indexes every delivery not yet in the handler index, in a transaction of its own: at
     /// open, so the tail left by a stop or a crash does not add to the next one's.
     public func indexDeliveryHandlers() throws(StoreError) {
-        try withConnection { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try Self.indexHandlers(connection) }
+        try withBulkIndexes { connection, index throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in try Self.indexHandlers(connection, runs: IndexRuns.deliveries()) }
+            index.unindexedDeliveries = IndexRuns.deliveries()
         }
     }
 
-    /// Inside the caller's transaction: the index gains the deliveries after its extent, which
-    /// moves to the newest delivery.
-    static func indexHandlers(_ connection: Connection) throws(StoreError) {
+    /// Inside the caller's transaction: the index gains the deliveries after its extent, as
+    /// runs, and the extent moves to the newest delivery; from `runs` when they are exactly
+    /// those deliveries, else from the log.
+    static func indexHandlers(_ connection: Connection, runs: IndexRuns) throws(StoreError) {
         let through = try connection.statement(handlersThrough).scalar() ?? 0
-        // OR IGNORE: a delivery inserted outside an event commit indexed itself already.
-        let insert = try connection.statement(
-            "INSERT OR IGNORE INTO delivery_handlers (handler, id) SELECT handler, id FROM deliveries WHERE id > ?1")
-        insert.bind(through, at: 1)
-        try insert.run()
+        let newest = try connection.statement("SELECT MAX(id) FROM deliveries").scalar()
+        let logged = try connection.statement("SELECT COUNT(*) FROM deliveries WHERE id > ?1")
+        logged.bind(through, at: 1)
+        var runs = runs
+        if !runs.cover(after: through, through: newest, logged: Int(try logged.scalar() ?? 0)) {
+            let tail = try connection.statement("SELECT id, handler FROM deliveries WHERE id > ?1 ORDER BY id")
+            tail.bind(through, at: 1)
+            runs = IndexRuns.deliveries()
+            for (id, handler) in try tail.rows({ ($0.int64(0), $0.text(1)) }) { runs.append(id, of: handler) }
+        }
+        // OR IGNORE: an entry already there must not refuse the batch the write rides with.
+        try connection.insertRows(
+            runs.runs.count, head: "INSERT OR IGNORE INTO delivery_handlers (handler, id, first) VALUES ",
+            row: "(?, ?, ?)", parameters: 3
+        ) { index, base, insert, values in
+            let run = runs.runs[index]
+            values.append(run.key, at: base + 1)
+            insert.bind(run.last, at: base + 2)
+            if run.first != run.last { insert.bind(run.first, at: base + 3) }
+        }
         let extend = try connection.statement(
             """
-            INSERT INTO meta (key, value) VALUES ('handlers_through', (SELECT COALESCE(MAX(id), ?1) FROM deliveries))
+            INSERT INTO meta (key, value) VALUES ('handlers_through', COALESCE(?2, ?1))
             ON CONFLICT (key) DO UPDATE SET value = MAX(value, excluded.value)
             """)
         extend.bind(through, at: 1)
+        extend.bind(newest, at: 2)
         try extend.run()
     }
 
-    /// Inside the caller's transaction: `rows`, inserted outside an event commit, index
-    /// themselves. An id is taken before its transaction begins, so a bulk write in between
-    /// may already have moved the extent past it: a row that waited for the next one would be
-    /// in neither the index nor the tail.
+    /// Inside the caller's transaction: `rows`, inserted outside an event commit, that the
+    /// index's extent has already passed index themselves, each a run of its own. An id is
+    /// taken before its transaction begins, so a bulk write in between may have moved the
+    /// extent past it: a row that waited for the next one would be in neither the index nor
+    /// the tail. One that a run of its handler already spans is found through that run.
     static func indexHandlers(of rows: [DeliveryRow], in connection: Connection) throws(StoreError) {
-        let insert = try connection.statement("INSERT OR IGNORE INTO delivery_handlers (handler, id) VALUES (?1, ?2)")
-        for row in rows {
+        let through = try connection.statement(handlersThrough).scalar() ?? 0
+        let insert = try connection.statement(
+            """
+            INSERT OR IGNORE INTO delivery_handlers (handler, id)
+            SELECT ?1, ?2 WHERE NOT EXISTS (
+                SELECT 1 FROM (SELECT first, id FROM delivery_handlers WHERE handler = ?1 AND id >= ?2 ORDER BY id LIMIT 1)
+                WHERE first <= ?2)
+            """)
+        for row in rows where row.id <= through {
             insert.bind(row.handler, at: 1)
             insert.bind(row.id, at: 2)
             try insert.run()
@@ -60,13 +89,16 @@ extension ButtonStore {
         ORDER BY id DESC LIMIT ?4
         """
 
-    /// A handler's deliveries through the index's extent, newest first: a seek of its entries.
-    /// The parameters are `handlerTail`'s.
+    /// A handler's deliveries through the index's extent, newest first: a seek of its runs,
+    /// each joined to the log's rows it spans, the other handlers' skipped. The parameters are
+    /// `handlerTail`'s.
     static let handlerIndexed: StaticString = """
-        SELECT r.* FROM delivery_handlers h CROSS JOIN delivery_rows r ON r.id = h.id
-        WHERE h.handler = ?3 AND h.id <= ?1 AND h.id < ?2 AND (?5 IS NULL OR +r.status = ?5)
-        ORDER BY h.id DESC LIMIT ?4
+        SELECT r.* FROM delivery_handlers h CROSS JOIN delivery_rows r ON r.id BETWEEN COALESCE(h.first, h.id) AND h.id
+        WHERE h.handler = ?3 AND h.id <= ?1 AND COALESCE(h.first, h.id) < ?2 AND r.id < ?2 AND r.handler = ?3
+            AND (?5 IS NULL OR +r.status = ?5)
+        ORDER BY h.id DESC, r.id DESC LIMIT ?4
         """
+
 
     /// `handler`'s deliveries newest first, older than `before`, of one stored `status` if
     /// given, up to `limit`, in one snapshot: the tail after the index's extent (a walk of the

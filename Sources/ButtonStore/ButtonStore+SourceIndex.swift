@@ -8,9 +8,9 @@ extension ButtonStore {
     /// Indexes every event not yet in the source index, in a transaction of its own: at open,
     /// so the tail left by a stop or a crash does not add to the next one's.
     public func indexSources() throws(StoreError) {
-        try withSourceIndex { connection, index throws(StoreError) in
+        try withBulkIndexes { connection, index throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
-                try Self.indexSources(connection, runs: SourceRuns(), indexed: &index.indexed)
+                try Self.indexSources(connection, runs: IndexRuns(), indexed: &index.indexed)
                 // The sources of every entry, when they are few: retention then deletes the
                 // trimmed entries by source from the start, not only once it has trimmed past
                 // the entries written before this process.
@@ -31,7 +31,7 @@ extension ButtonStore {
                     index.indexed = IndexedSources(sources: Set(sources), through: through)
                 }
             }
-            index.unindexed = SourceRuns()
+            index.unindexed = IndexRuns()
         }
     }
 
@@ -45,7 +45,7 @@ extension ButtonStore {
     /// Inside the caller's transaction: the index gains the events after its extent, which moves
     /// to the newest event; from `runs` when they are exactly those events, else from the log,
     /// an entry an event.
-    static func indexSources(_ connection: Connection, runs: SourceRuns, indexed: inout IndexedSources) throws(StoreError) {
+    static func indexSources(_ connection: Connection, runs: IndexRuns, indexed: inout IndexedSources) throws(StoreError) {
         let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
         let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar()
         if runs.cover(after: through, through: newest) {
@@ -55,11 +55,11 @@ extension ButtonStore {
                 row: "(?, ?, ?)", parameters: 3
             ) { index, base, insert, values in
                 let run = runs.runs[index]
-                values.append(run.source, at: base + 1)
+                values.append(run.key, at: base + 1)
                 insert.bind(run.last, at: base + 2)
                 if run.first != run.last { insert.bind(run.first, at: base + 3) }
             }
-            indexed.wrote(after: through, through: newest ?? through, sources: Set(runs.runs.map(\.source)))
+            indexed.wrote(after: through, through: newest ?? through, sources: Set(runs.runs.map(\.key)))
         } else {
             let insert = try connection.statement(
                 """

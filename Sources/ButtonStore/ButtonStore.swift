@@ -20,9 +20,9 @@ public final class ButtonStore: Sendable {
 
     /// `nil` once closed.
     private let connection: Locked<Connection?>
-    /// What the source index's next bulk write takes and whose entries it holds (the writer's,
-    /// touched only under `connection`'s lock).
-    let sourceIndex = Locked(SourceIndexState())
+    /// What the source and handler indexes' next bulk writes take and whose entries the source
+    /// index holds (the writer's, touched only under `connection`'s lock).
+    let bulkIndexes = Locked(BulkIndexState())
     private let readers: ReaderPool
     private let checkpointer: Checkpointer
     /// The open, flock-ed lock file: one buttond per data directory.

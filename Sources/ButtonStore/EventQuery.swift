@@ -4,7 +4,7 @@
 /// Every one is a range of an index, so what a read visits is bounded by its page, however
 /// long the log: ?2 rows of the table's seq, or `event_sources` for one source up to ?4, each
 /// entry a run of the source's events (`first` through `seq`, with fewer than
-/// `SourceRuns.maxGap` events of other sources between two of its own, which the read skips).
+/// `IndexRuns.maxGap` events of other sources between two of its own, which the read skips).
 /// One source's events after ?4
 /// (the tail the next bulk write will index, fewer than 1000) are found by walking that tail.
 /// `EventLogIndexTests` hold each to its plan and its steps. The columns are those

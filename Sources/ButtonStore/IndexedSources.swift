@@ -58,23 +58,27 @@ struct IndexedSources {
     }
 }
 
-/// The writer's state of the source index (`ButtonStore.sourceIndex`): what its next bulk write
-/// takes and whose entries it has written.
-struct SourceIndexState {
-    var unindexed = SourceRuns()
+/// The writer's state of the indexes it writes in bulk (`ButtonStore.bulkIndexes`): what the
+/// source index's and the handler index's next bulk writes take, and whose entries the source
+/// index has.
+struct BulkIndexState {
+    var unindexed = IndexRuns()
+    /// What the handler index's next bulk write takes (`delivery_handlers`).
+    var unindexedDeliveries = IndexRuns.deliveries()
     var indexed = IndexedSources()
 
     /// This state, leaving an empty one in its place (taken out, not copied: appending to it
     /// then copies nothing).
-    mutating func take() -> SourceIndexState {
+    mutating func take() -> BulkIndexState {
         let taken = self
-        self = SourceIndexState()
+        self = BulkIndexState()
         return taken
     }
 
     /// After a transaction that did not commit: what it held is not what the database holds.
     mutating func forget() {
         unindexed.forget()
+        unindexedDeliveries.forget()
         indexed.forget()
     }
 }

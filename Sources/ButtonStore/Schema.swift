@@ -327,6 +327,15 @@ enum Schema {
             ON CONFLICT (key) DO UPDATE SET value = excluded.value;
         DROP INDEX deliveries_handler;
         """,
+        // 19: an entry of the handler index is a run of one handler's deliveries, as the source
+        // index's are (version 16): `id` its last, `first` its first (NULL: the run is the one
+        // delivery `id`), with fewer than `IndexRuns.deliveriesMaxGap` deliveries to others between two
+        // of its own. A bulk write of a thousand deliveries to 64 handlers inserted a thousand
+        // entries, one at each handler's place, and retention deleted as many: now about one a
+        // handler. Old entries are runs of one delivery.
+        """
+        ALTER TABLE delivery_handlers ADD COLUMN first INTEGER;
+        """,
     ]
 
     /// Work of a migration that SQL cannot do, run in its transaction after its SQL, by the

@@ -58,7 +58,7 @@ import Testing
                 // A few dozen VM steps a row returned and a few for each other source's event a
                 // run holds (fewer than `maxGap` a row: here b7's runs hold 63 between two of its
                 // own, the most they can), however long the log (a walk of the log took millions).
-                let bound = (60 + 8 * Int(SourceRuns.maxGap)) * (run.rows + 2)
+                let bound = (60 + 8 * Int(IndexRuns.maxGap)) * (run.rows + 2)
                 #expect(run.vmSteps < Int32(bound), "\(source) after \(after): \(run.vmSteps) steps, \(run.rows) rows")
             }
         }

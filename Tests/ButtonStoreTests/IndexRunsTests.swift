@@ -1,34 +1,35 @@
+import Outbox
 import Testing
 
 @testable import ButtonStore
 
 /// The source index keeps a row a run of one source's consecutive events (a press's events are
 /// one run), written from what the writer committed; the reads give the same pages.
-@Suite struct SourceRunsTests {
+@Suite struct IndexRunsTests {
     @Test func aSourcesEventsCloseTogetherAreOneRun() {
-        var runs = SourceRuns()
+        var runs = IndexRuns()
         runs.append([event(5), event(6), event(7, button: nil, sheet: "panel"), event(8, button: nil, sheet: "panel")])
         runs.append([event(9, button: nil), event(10), event(11, button: "lamp"), event(12)])
         // door's run takes 10 and 12 across panel's and lamp's events (and a sourceless one).
         #expect(
             runs.runs == [
-                .init(source: "door", first: 5, last: 12), .init(source: "panel", first: 7, last: 8),
-                .init(source: "lamp", first: 11, last: 11),
+                .init(key: "door", first: 5, last: 12), .init(key: "panel", first: 7, last: 8),
+                .init(key: "lamp", first: 11, last: 11),
             ])
         #expect(runs.cover(after: 4, through: 12))
         #expect(!runs.cover(after: 3, through: 12))
         #expect(!runs.cover(after: 4, through: 13))
         runs.append([event(14)])
         #expect(!runs.cover(after: 4, through: 14), "a gap: the index is written from the log instead")
-        #expect(SourceRuns().cover(after: 7, through: 7))
-        #expect(SourceRuns().cover(after: 7, through: nil))
-        #expect(!SourceRuns().cover(after: 7, through: 8))
+        #expect(IndexRuns().cover(after: 7, through: 7))
+        #expect(IndexRuns().cover(after: 7, through: nil))
+        #expect(!IndexRuns().cover(after: 7, through: 8))
     }
 
     /// Sixteen buttons pressed in turn (three events a press) are an entry each, not an entry a
     /// press; a button pressed again only after more than `maxGap` other events starts a new run.
     @Test func buttonsPressedInTurnAreARunEach() {
-        var runs = SourceRuns()
+        var runs = IndexRuns()
         var seq: Int64 = 0
         for _ in 0..<20 {
             for button in 0..<16 {
@@ -36,15 +37,47 @@ import Testing
             }
         }
         #expect(runs.runs.count == 16)
-        #expect(runs.runs.first == .init(source: "b0", first: 1, last: 19 * 48 + 3))
+        #expect(runs.runs.first == .init(key: "b0", first: 1, last: 19 * 48 + 3))
         let after = seq
-        runs.append([event(after + SourceRuns.maxGap, button: "b15")])
-        runs.append((1...SourceRuns.maxGap).map { event(after + SourceRuns.maxGap + $0, button: "other") })
-        runs.append([event(after + 2 * SourceRuns.maxGap + 1, button: "b15")])
+        let maxGap = Int64(IndexRuns.maxGap)
+        runs.append([event(after + maxGap, button: "b15")])
+        runs.append((1...maxGap).map { event(after + maxGap + $0, button: "other") })
+        runs.append([event(after + 2 * maxGap + 1, button: "b15")])
         #expect(runs.runs.count == 18)
-        #expect(runs.runs[15] == .init(source: "b15", first: 46, last: after + SourceRuns.maxGap), "63 events between: one run")
-        #expect(runs.runs.last == .init(source: "b15", first: after + 2 * SourceRuns.maxGap + 1, last: after + 2 * SourceRuns.maxGap + 1),
+        #expect(runs.runs[15] == .init(key: "b15", first: 46, last: after + maxGap), "63 events between: one run")
+        #expect(runs.runs.last == .init(key: "b15", first: after + 2 * maxGap + 1, last: after + 2 * maxGap + 1),
                 "64 events between: a new run")
+    }
+
+    /// Deliveries to 64 handlers in turn are a run a handler, though their ids (which follow
+    /// the clock) are a thousand apart: the gap is counted in deliveries. The runs cover the
+    /// log's deliveries only while their count agrees (a delivery enqueued outside a commit).
+    @Test func deliveriesToHandlersInTurnAreARunEach() {
+        var runs = IndexRuns.deliveries()
+        runs.append((1...1000).map { deliveryRow(Int64($0) * 1000, handler: "h\($0 % 64)") })
+        #expect(runs.runs.count == 64)
+        #expect(runs.runs.first == .init(key: "h1", first: 1000, last: 961_000))
+        #expect(runs.cover(after: 999, through: 1_000_000, logged: 1000))
+        #expect(!runs.cover(after: 999, through: 1_000_000, logged: 1001))
+        #expect(!runs.cover(after: 1000, through: 1_000_000, logged: 1000))
+        #expect(!runs.cover(after: 999, through: 1_000_001, logged: 1000))
+        // h40's last (1000) and the next are `deliveriesMaxGap - 1` others apart: the same run;
+        // then `deliveriesMaxGap`: a new one.
+        let gap = IndexRuns.deliveriesMaxGap
+        var id = 1000
+        func others(_ count: Int) -> [DeliveryRow] { (0..<count).map { _ in id += 1; return deliveryRow(Int64(id) * 1000, handler: "other") } }
+        runs.append(others(gap - 1) + [deliveryRow(Int64(id + 1) * 1000, handler: "h40")])
+        id += 1
+        let joined = Int64(id) * 1000
+        runs.append(others(gap) + [deliveryRow(Int64(id + 1) * 1000, handler: "h40")])
+        id += 1
+        #expect(runs.runs.filter { $0.key == "h40" } == [
+            .init(key: "h40", first: 40_000, last: joined), .init(key: "h40", first: Int64(id) * 1000, last: Int64(id) * 1000),
+        ])
+        #expect(runs.cover(after: 999, through: Int64(id) * 1000, logged: id))
+        #expect(IndexRuns().cover(after: 7, through: 7, logged: 0))
+        runs.forget()
+        #expect(!runs.cover(after: 999, through: Int64(id) * 1000, logged: id))
     }
 
     /// A bulk write inserts one entry a run (`first` NULL for a run of one); the filtered pages
@@ -151,7 +184,7 @@ import Testing
             let store = try ButtonStore(directory: base, clock: .system)
             defer { store.close() }
             try store.indexSources()
-            #expect(store.sourceIndex.withLock { $0.indexed.sources(through: 10) } == ["b0", "b1", "b2"])
+            #expect(store.bulkIndexes.withLock { $0.indexed.sources(through: 10) } == ["b0", "b1", "b2"])
             try store.commit(events: (31...40).map { event($0, button: "b\($0 % 3)") }, states: [], deliveries: [], keepEvents: 15, writeIndexes: true)
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT MIN(seq), COUNT(*) FROM event_sources").rows { [$0.int64(0), $0.int64(1)] }
