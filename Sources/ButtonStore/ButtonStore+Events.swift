@@ -25,7 +25,7 @@ extension ButtonStore {
                     try Self.indexSources(connection, runs: index.unindexed, indexed: &index.indexed)
                     index.unindexed = IndexRuns()
                     try Self.indexHandlers(connection, runs: index.unindexedDeliveries)
-                    index.unindexedDeliveries = IndexRuns.deliveries()
+                    index.unindexedDeliveries = IndexRuns()
                 }
                 if let keepEvents { _ = try Self.trim(connection, keep: keepEvents, indexed: &index.indexed) }
             }

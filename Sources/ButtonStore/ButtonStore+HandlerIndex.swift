@@ -2,7 +2,7 @@ import Outbox
 
 /// The handler index of the delivery log (`delivery_handlers`): every delivery through
 /// `meta.handlers_through`, a row a run of one handler's deliveries (`first` through `id`, with
-/// fewer than `IndexRuns.deliveriesMaxGap` deliveries to other handlers between two of its own), written
+/// fewer than `IndexRuns.maxGap` deliveries to other handlers between two of its own), written
 /// in bulk with the source index rather than in every commit. An index keyed by handler takes
 /// each entry at its handler's place: a commit that delivered to several handlers dirtied an
 /// index page for each, and a bulk write that inserted an entry a delivery dirtied the same
@@ -20,8 +20,8 @@ extension ButtonStore {
     /// open, so the tail left by a stop or a crash does not add to the next one's.
     public func indexDeliveryHandlers() throws(StoreError) {
         try withBulkIndexes { connection, index throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try Self.indexHandlers(connection, runs: IndexRuns.deliveries()) }
-            index.unindexedDeliveries = IndexRuns.deliveries()
+            try connection.transaction { () throws(StoreError) in try Self.indexHandlers(connection, runs: IndexRuns()) }
+            index.unindexedDeliveries = IndexRuns()
         }
     }
 
@@ -37,7 +37,7 @@ extension ButtonStore {
         if !runs.cover(after: through, through: newest, logged: Int(try logged.scalar() ?? 0)) {
             let tail = try connection.statement("SELECT id, handler FROM deliveries WHERE id > ?1 ORDER BY id")
             tail.bind(through, at: 1)
-            runs = IndexRuns.deliveries()
+            runs = IndexRuns()
             for (id, handler) in try tail.rows({ ($0.int64(0), $0.text(1)) }) { runs.append(id, of: handler) }
         }
         // OR IGNORE: an entry already there must not refuse the batch the write rides with.

@@ -6,7 +6,7 @@
 /// entry a run of the source's events (`first` through `seq`, with fewer than
 /// `IndexRuns.maxGap` events of other sources between two of its own, which the read skips).
 /// One source's events after ?4
-/// (the tail the next bulk write will index, fewer than 1000) are found by walking that tail.
+/// (the tail the next bulk write will index, fewer than 4000) are found by walking that tail.
 /// `EventLogIndexTests` hold each to its plan and its steps. The columns are those
 /// `ButtonStore.event` reads: a compact row's JSON is rendered from them.
 enum EventQuery {

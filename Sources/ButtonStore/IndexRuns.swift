@@ -21,20 +21,11 @@ struct IndexRuns {
 
     /// Fewer than this many numbers of other keys between two of a run's own, counted as they
     /// were appended (delivery ids follow the clock: their difference counts no deliveries).
-    let maxGap: Int
-    /// The source index's: a button's history page skips at most 63 events a row.
-    static let maxGap = 64
-    /// The handler index's, read only for the delivery log's pages: 64 handlers delivered to
-    /// in turn by concurrent clients come 0 to 130 deliveries apart, which a gap of 64 split
-    /// into a run every other delivery.
-    static let deliveriesMaxGap = 256
-
-    init(maxGap: Int = Self.maxGap) {
-        self.maxGap = maxGap
-    }
-
-    /// Runs for the handler index.
-    static func deliveries() -> IndexRuns { IndexRuns(maxGap: deliveriesMaxGap) }
+    /// 64 buttons pressed in turn by concurrent clients put a button's presses (three or four
+    /// events each) about 224 events apart, and a handler a button its deliveries 0 to 130
+    /// apart: with 64 they were a run a press, with 256 a run a button. A page of one source's
+    /// history or one handler's deliveries skips at most 255 rows a row it returns.
+    static let maxGap = 256
 
     private(set) var runs: [Run] = []
     /// Where each run's last number came among those appended.
@@ -80,7 +71,7 @@ struct IndexRuns {
         if let current, lastPlaces[current] == place - 1, runs[current].key == key {
             runs[current].last = number
             lastPlaces[current] = place
-        } else if let open = newest[key], place - lastPlaces[open] <= maxGap {
+        } else if let open = newest[key], place - lastPlaces[open] <= Self.maxGap {
             runs[open].last = number
             lastPlaces[open] = place
             current = open

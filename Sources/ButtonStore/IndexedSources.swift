@@ -64,7 +64,7 @@ struct IndexedSources {
 struct BulkIndexState {
     var unindexed = IndexRuns()
     /// What the handler index's next bulk write takes (`delivery_handlers`).
-    var unindexedDeliveries = IndexRuns.deliveries()
+    var unindexedDeliveries = IndexRuns()
     var indexed = IndexedSources()
 
     /// This state, leaving an empty one in its place (taken out, not copied: appending to it

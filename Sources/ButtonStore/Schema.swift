@@ -329,7 +329,7 @@ enum Schema {
         """,
         // 19: an entry of the handler index is a run of one handler's deliveries, as the source
         // index's are (version 16): `id` its last, `first` its first (NULL: the run is the one
-        // delivery `id`), with fewer than `IndexRuns.deliveriesMaxGap` deliveries to others between two
+        // delivery `id`), with fewer than `IndexRuns.maxGap` deliveries to others between two
         // of its own. A bulk write of a thousand deliveries to 64 handlers inserted a thousand
         // entries, one at each handler's place, and retention deleted as many: now about one a
         // handler. Old entries are runs of one delivery.

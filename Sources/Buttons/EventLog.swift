@@ -47,7 +47,11 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     }
 
     /// Events between two maintenance writes: the longest tail of the log a filtered read walks.
-    package var maintenanceInterval: Int { max(1, min(1000, retention / 10)) }
+    /// Each write dirties an index page or two a source and a handler whatever it indexes, so
+    /// it is worth as many events as a read can walk quickly: 4000 (a millisecond's walk). With
+    /// 1000, the writes of 64 buttons' and handlers' indexes were two fifths of the pages
+    /// press + webhook put in the WAL.
+    package var maintenanceInterval: Int { max(1, min(4000, retention / 10)) }
 
     /// Writes one batch in one transaction: events (numbered from `nextSeq` on), states and
     /// deliveries; every `maintenanceInterval` events the same transaction indexes the events'

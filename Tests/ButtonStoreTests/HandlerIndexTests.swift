@@ -112,7 +112,7 @@ import Testing
     }
 
     /// A bulk write of a thousand deliveries to a few handlers in turn writes a run a handler,
-    /// not an entry a delivery; one after `deliveriesMaxGap` deliveries to others or more starts a run.
+    /// not an entry a delivery; one after `maxGap` deliveries to others or more starts a run.
     @Test func aBulkWriteIsARunAHandler() throws {
         try withStore { store, _ throws in
             let rows = (1...1000).map { deliveryRow(Int64($0), handler: "h\($0 % 16)") }
@@ -211,9 +211,9 @@ import Testing
             #expect(indexed.plan.last == "USE TEMP B-TREE FOR RIGHT PART OF ORDER BY", "\(indexed.plan)")
             #expect(indexed.plan.contains { $0.hasPrefix("SCAN") } == false, "\(indexed.plan)")
             #expect(indexed.fullScanSteps == 0)
-            // A run may hold fewer than `deliveriesMaxGap` deliveries to others between two of its own,
+            // A run may hold fewer than `maxGap` deliveries to others between two of its own,
             // which the read steps over.
-            #expect(indexed.vmSteps < (60 + 8 * Int32(IndexRuns.deliveriesMaxGap)) * Int32(indexed.rows + 2), "\(indexed.vmSteps) steps")
+            #expect(indexed.vmSteps < (60 + 8 * Int32(IndexRuns.maxGap)) * Int32(indexed.rows + 2), "\(indexed.vmSteps) steps")
             let tail = try Self.run(ButtonStore.handlerTail, path: store.path, through: through, handler: "quiet", limit: 50)
             #expect(tail.rows == 0)
             #expect(tail.plan.first == "SEARCH d USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)", "\(tail.plan)")

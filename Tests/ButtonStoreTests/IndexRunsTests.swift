@@ -44,16 +44,16 @@ import Testing
         runs.append((1...maxGap).map { event(after + maxGap + $0, button: "other") })
         runs.append([event(after + 2 * maxGap + 1, button: "b15")])
         #expect(runs.runs.count == 18)
-        #expect(runs.runs[15] == .init(key: "b15", first: 46, last: after + maxGap), "63 events between: one run")
+        #expect(runs.runs[15] == .init(key: "b15", first: 46, last: after + maxGap), "maxGap - 1 events between: one run")
         #expect(runs.runs.last == .init(key: "b15", first: after + 2 * maxGap + 1, last: after + 2 * maxGap + 1),
-                "64 events between: a new run")
+                "maxGap events between: a new run")
     }
 
     /// Deliveries to 64 handlers in turn are a run a handler, though their ids (which follow
     /// the clock) are a thousand apart: the gap is counted in deliveries. The runs cover the
     /// log's deliveries only while their count agrees (a delivery enqueued outside a commit).
     @Test func deliveriesToHandlersInTurnAreARunEach() {
-        var runs = IndexRuns.deliveries()
+        var runs = IndexRuns()
         runs.append((1...1000).map { deliveryRow(Int64($0) * 1000, handler: "h\($0 % 64)") })
         #expect(runs.runs.count == 64)
         #expect(runs.runs.first == .init(key: "h1", first: 1000, last: 961_000))
@@ -62,8 +62,8 @@ import Testing
         #expect(!runs.cover(after: 1000, through: 1_000_000, logged: 1000))
         #expect(!runs.cover(after: 999, through: 1_000_001, logged: 1000))
         // h40's last (1000) and the next are `deliveriesMaxGap - 1` others apart: the same run;
-        // then `deliveriesMaxGap`: a new one.
-        let gap = IndexRuns.deliveriesMaxGap
+        // then `maxGap`: a new one.
+        let gap = IndexRuns.maxGap
         var id = 1000
         func others(_ count: Int) -> [DeliveryRow] { (0..<count).map { _ in id += 1; return deliveryRow(Int64(id) * 1000, handler: "other") } }
         runs.append(others(gap - 1) + [deliveryRow(Int64(id + 1) * 1000, handler: "h40")])
