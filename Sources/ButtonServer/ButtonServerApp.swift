@@ -102,7 +102,8 @@ public final class ButtonServerApp: Sendable {
             destinations: destinations.withLock { $0 }, logger: logger)
         let api = try API(
             options: options, logger: logger, auth: Self.auth(options, store: store, logger: logger, clock: clock), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
-            handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams)
+            handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams,
+            slowLane: SlowLane())
         var router = api.makeRouter()
         Self.addOperationRoutes(to: &router, metrics: metrics, dispatcher: dispatcher, streams: streams, registry: registry, mqtt: mqtt, osc: self.osc)
         routeTable = router.table
@@ -273,6 +274,8 @@ struct API: Sendable {
     let destinations: Locked<DestinationRules>
     let views: RegistryViews
     let streams: StreamHub
+    /// Where pages of the logs are read and rendered, below the presses' priority.
+    let slowLane: SlowLane
 
     func makeRouter() -> APIRouter {
         var router = APIRouter(guard: APIGuard(api: self))

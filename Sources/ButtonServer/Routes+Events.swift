@@ -32,13 +32,15 @@ extension API {
             let after = try Self.sequence(request.query["after"], name: "after")
             let (_, limit) = try Self.page(request, defaultLimit: 100, maxLimit: 1000)
             let source = try Self.source(request, in: registry)
-            let events =
-                if source == nil && grant.isScoped {
-                    try log.history(after: after, limit: limit, sources: api.visibleSources(grant))
-                } else {
-                    try log.history(after: after, limit: limit, source: source)
-                }
-            return .json(bytes: Self.eventsBody(events.map(\.json)))
+            return api.slowLane.answer(request) {
+                let events =
+                    if source == nil && grant.isScoped {
+                        try log.history(after: after, limit: limit, sources: api.visibleSources(grant))
+                    } else {
+                        try log.history(after: after, limit: limit, source: source)
+                    }
+                return .json(bytes: Self.eventsBody(events.map(\.json)))
+            }
         }
         router.get("/api/v1/events/stream", query: ["after", "button", "sheet", "access_token"], access: .read()) { request, grant in
             var after = try Self.sequence(request.query["after"], name: "after")

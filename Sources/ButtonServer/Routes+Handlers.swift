@@ -131,12 +131,14 @@ extension API {
         ) { request, grant in
             let (_, limit) = try API.page(request, defaultLimit: 100, maxLimit: 1000)
             let filter = try DeliveryLogFilter(query: request.query, handlers: handlers, mqttTarget: MQTTEventSender.targetID)
-            let rows = try filter.rows(dispatcher: dispatcher, store: store, limit: limit)
-            let viewer = Viewer(grant)
-            let shown = rows.filter { api.sees($0, grant) }
-            var page: [String: JSONValue] = ["deliveries": .array(shown.map { api.deliveryJSON($0, for: viewer) })]
-            if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
-            return .json(.object(page))
+            return api.slowLane.answer(request) {
+                let rows = try filter.rows(dispatcher: dispatcher, store: store, limit: limit)
+                let viewer = Viewer(grant)
+                let shown = rows.filter { api.sees($0, grant) }
+                var page: [String: JSONValue] = ["deliveries": .array(shown.map { api.deliveryJSON($0, for: viewer) })]
+                if rows.count == limit, let last = rows.last { page["next"] = .string(last.publicID) }
+                return .json(.object(page))
+            }
         }
         router.get("/api/v1/deliveries/{did}", access: .read(.delivery(parameter: "did"))) { request, grant in
             let row = try api.delivery(request.parameter("did"))

@@ -3,9 +3,9 @@ import ThreadSupport
 
 /// The reader connections of a store: at most `limit` lent at once.
 ///
-/// History pages and delivery listings are read on the HTTP workers, which also serve
-/// presses; with no bound, a few clients looping on reads held every core and the writer
-/// waited for one. A caller waits at most `patience` for a reader, then gets a busy
+/// History pages and delivery listings are read on the slow lane, stream replays on their
+/// thread, registry reads on the HTTP workers; with no bound, a few clients looping on reads
+/// held every core and the writer waited for one. A caller waits at most `patience` for a reader, then gets a busy
 /// `StoreError` (the API's 503 with `Retry-After`). Every read is a range of an index (at
 /// most a page), so a wait is a millisecond or two; the patience is long enough that
 /// ordinary concurrency (panels loading, a stream replaying) never sees a 503, and short

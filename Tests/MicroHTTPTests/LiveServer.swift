@@ -9,6 +9,10 @@ final class LiveServer: Sendable {
     let client: HTTPClient
     let publicDir: String
     let opened = Opened()
+    /// `/slow/{what}` answers on a slow lane of one thread and one waiting answer: each waits
+    /// for a signal of `gate` after signalling `started`.
+    let gate = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
     /// What the server reported of each request answered.
     let records = Records()
 
@@ -49,6 +53,16 @@ final class LiveServer: Sendable {
             stream.send(Array(": hello\n\n".utf8))
             box.streams.withLock { $0.append(stream) }
             return Response(status: 200, headers: [("Content-Type", "text/event-stream")], body: .stream(stream))
+        }
+        let lane = SlowLane(threads: 1, capacity: 1)
+        let (gate, started) = (gate, started)
+        router.get("/slow/{what}") { request in
+            lane.answer(request) {
+                started.signal()
+                gate.wait()
+                if request.parameter("what") == "fail" { throw HTTPError(409, code: "busy", message: "it is busy") }
+                return .text("slow \(request.parameter("what"))")
+            }
         }
         let files = StaticFiles(root: publicDir)
         router.fallback = { try files.serve($0) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MicroHTTP
 import Testing
 import CurlHTTP
@@ -32,6 +33,48 @@ struct ServerTests {
         let records = live.records.list.withLock { $0 }
         #expect(records.count == 3)
         #expect(records.allSatisfy { $0.remoteAddress == "127.0.0.1" && $0.route == "/headers/{name}" && $0.status == 200 })
+    }
+
+    /// An answer made on the slow lane waits there while the workers serve others; past its
+    /// capacity the route answers 503 with `Retry-After` at once; what the work throws is the
+    /// route's JSON error.
+    @Test func theSlowLaneAnswersLaterAndRefusesPastItsCapacity() throws {
+        let live = try LiveServer()
+        let statuses = Mutex<[String: Int]>([:])
+        let group = DispatchGroup()
+        func send(_ what: String) {
+            DispatchQueue.global().async(group: group) {
+                let client = HTTPClient(port: live.server.port)
+                let answer = try? client.get("/slow/\(what)")
+                statuses.withLock { $0[what] = answer?.status ?? -1 }
+                if answer?.status == 200 { #expect(answer?.text == "slow \(what)") }
+                if answer?.status == 503 {
+                    #expect(answer?.header("retry-after") == "1")
+                    #expect(answer?.json["error"]?["code"] == "unavailable")
+                }
+            }
+        }
+        send("a")
+        #expect(live.started.wait(timeout: .now() + 10) == .success, "the lane took the first")
+        #expect(try live.client.get("/hello").text == "hello", "a worker is free while the lane works")
+        send("b")
+        send("c")
+        // One of b and c waits in the lane's one place; the other is refused without waiting.
+        for _ in 0..<500 where statuses.withLock({ $0.count }) == 0 { usleep(10_000) }
+        #expect(statuses.withLock { $0.values.sorted() } == [503])
+        live.gate.signal()
+        #expect(live.started.wait(timeout: .now() + 10) == .success)
+        live.gate.signal()
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        let answered = statuses.withLock { $0 }
+        #expect(answered["a"] == 200)
+        #expect([answered["b"], answered["c"]].compactMap { $0 }.sorted() == [200, 503])
+
+        send("fail")
+        #expect(live.started.wait(timeout: .now() + 10) == .success)
+        live.gate.signal()
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(statuses.withLock { $0["fail"] } == 409)
     }
 
     @Test func unknownRouteAndWrongMethodAreJSONErrors() throws {
