@@ -40,16 +40,7 @@ extension ButtonStore {
             runs = IndexRuns()
             for (id, handler) in try tail.rows({ ($0.int64(0), $0.text(1)) }) { runs.append(id, of: handler) }
         }
-        // OR IGNORE: an entry already there must not refuse the batch the write rides with.
-        try connection.insertRows(
-            runs.runs.count, head: "INSERT OR IGNORE INTO delivery_handlers (handler, id, first) VALUES ",
-            row: "(?, ?, ?)", parameters: 3
-        ) { index, base, insert, values in
-            let run = runs.runs[index]
-            values.append(run.key, at: base + 1)
-            insert.bind(run.last, at: base + 2)
-            if run.first != run.last { insert.bind(run.first, at: base + 3) }
-        }
+        try runs.insert("INSERT OR IGNORE INTO delivery_handlers (handler, id, first) VALUES ", in: connection)
         let extend = try connection.statement(
             """
             INSERT INTO meta (key, value) VALUES ('handlers_through', COALESCE(?2, ?1))

@@ -49,16 +49,7 @@ extension ButtonStore {
         let through = try connection.statement(EventQuery.indexedThrough).scalar() ?? 0
         let newest = try connection.statement("SELECT MAX(seq) FROM events").scalar()
         if runs.cover(after: through, through: newest) {
-            // OR IGNORE: an entry already there must not refuse the batch the write rides with.
-            try connection.insertRows(
-                runs.runs.count, head: "INSERT OR IGNORE INTO event_sources (source, seq, first) VALUES ",
-                row: "(?, ?, ?)", parameters: 3
-            ) { index, base, insert, values in
-                let run = runs.runs[index]
-                values.append(run.key, at: base + 1)
-                insert.bind(run.last, at: base + 2)
-                if run.first != run.last { insert.bind(run.first, at: base + 3) }
-            }
+            try runs.insert("INSERT OR IGNORE INTO event_sources (source, seq, first) VALUES ", in: connection)
             indexed.wrote(after: through, through: newest ?? through, sources: Set(runs.runs.map(\.key)))
         } else {
             let insert = try connection.statement(

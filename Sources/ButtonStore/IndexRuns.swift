@@ -83,6 +83,17 @@ struct IndexRuns {
         }
     }
 
+    /// Inserts a row a run with `head` (`INSERT ... (key, last, first) VALUES `): `first` is
+    /// NULL for a run of one. OR IGNORE in `head`: an entry already there must not refuse the
+    /// batch the write rides with.
+    func insert(_ head: StaticString, in connection: Connection) throws(StoreError) {
+        try connection.insertRows(runs.count, head: head, row: "(?, ?, ?)", parameters: 3) { index, base, insert, values in
+            values.append(runs[index].key, at: base + 1)
+            insert.bind(runs[index].last, at: base + 2)
+            if runs[index].first != runs[index].last { insert.bind(runs[index].first, at: base + 3) }
+        }
+    }
+
     /// Marks the runs as not the numbers after the index's extent (a batch they hold was not
     /// committed, a delivery was enqueued beside them): the next write indexes from the log.
     mutating func forget() {
