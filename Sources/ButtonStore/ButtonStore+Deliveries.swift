@@ -94,7 +94,10 @@ extension ButtonStore {
     /// How many finished deliveries the log holds.
     public func finishedDeliveryCount() throws(StoreError) -> Int {
         try withReader { connection throws(StoreError) in
-            Int(try connection.statement("SELECT COUNT(*) FROM deliveries WHERE status > 0").scalar() ?? 0)
+            Int(
+                try connection.statement(
+                    "SELECT (SELECT COUNT(*) FROM deliveries) - (SELECT COUNT(*) FROM deliveries WHERE status = 0)"
+                ).scalar() ?? 0)
         }
     }
 
@@ -112,7 +115,8 @@ extension ButtonStore {
 
     /// The log newest first, older than `before` if given, for one handler and/or one stored
     /// status. A handler's walks the handler index (and the log's tail after it; with a
-    /// status too: a handler has far fewer rows than a status), a status alone its index.
+    /// status too: a handler has far fewer rows than a status), pending ones their index, any
+    /// other status the log newest first (finished rows are most of it).
     public func deliveries(
         handler: String?, status: DeliveryStatus?, before: Int64?, limit: Int
     ) throws(StoreError) -> [DeliveryRow] {
@@ -122,11 +126,16 @@ extension ButtonStore {
                 return try Self.deliveries(handler: handler, status: status, before: before ?? .max, limit: limit, in: connection)
             }
             let select: Statement
-            if let status {
+            if status == .pending {
+                select = try connection.statement(
+                    """
+                    SELECT * FROM delivery_rows WHERE status = 0 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    """)
+            } else if let status {
                 select = try connection.statement(
                     """
                     SELECT * FROM delivery_rows
-                    WHERE status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    WHERE +status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
                 select.bind(status.rawValue, at: 1)
             } else {
@@ -243,9 +252,7 @@ extension ButtonStore {
                 oldest.bind(trimming, at: 1)
                 guard let through = try oldest.scalar() else { return (finishing, 0) }
                 // The rows to drop are the finished ones through `through`: a walk of the log
-                // from its start (`+status`: the status index would have every finished row's
-                // entry visited, not only the trimmed ones'). Their handlers are named first, and
-                // their attempts go first.
+                // from its start. Their handlers are named first, and their attempts go first.
                 let handlers = try connection.statement(
                     "SELECT DISTINCT handler FROM deliveries WHERE id <= ?1 AND +status > 0")
                 handlers.bind(through, at: 1)

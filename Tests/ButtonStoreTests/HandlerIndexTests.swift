@@ -185,7 +185,7 @@ import Testing
             #expect(try count() == 8)
             #expect(try store.deliveries(handler: "h3", status: nil, before: nil, limit: 10).map(\.id) == [3])
             let indexes = try indexNames(store, table: "deliveries")
-            #expect(indexes == ["deliveries_status"])
+            #expect(indexes == ["deliveries_pending"])
         }
     }
 

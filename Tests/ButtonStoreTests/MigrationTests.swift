@@ -103,7 +103,7 @@ import Testing
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
             let indexes = try indexNames(store, table: "deliveries")
-            #expect(indexes == ["deliveries_status"])
+            #expect(indexes == ["deliveries_pending"])
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT handler, id FROM delivery_handlers").rows { "\($0.text(0)) \($0.int64(1))" }
             }

@@ -38,7 +38,7 @@ import Testing
 
     @Test func setsTheSchemaVersion() throws {
         try withStore { store, _ throws in
-            #expect(ButtonStore.schemaVersion == 19)
+            #expect(ButtonStore.schemaVersion == 20)
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
         }
     }
