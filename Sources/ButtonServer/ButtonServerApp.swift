@@ -41,6 +41,8 @@ public final class ButtonServerApp: Sendable {
     /// Where webhooks may go: checked at registration (literal hosts) and on every connection.
     let destinations: Locked<DestinationRules>
     private let server: HTTPServer
+    /// Where pages of the logs are read and rendered, below the presses' priority.
+    private let slowLane = SlowLane()
     /// Every route with its declared access: the OpenAPI document and the access table are
     /// checked against it.
     let routeTable: [APIRouter.Entry]
@@ -103,7 +105,7 @@ public final class ButtonServerApp: Sendable {
         let api = try API(
             options: options, logger: logger, auth: Self.auth(options, store: store, logger: logger, clock: clock), registry: registry, sequencer: sequencer, log: log, publisher: publisher,
             handlers: handlers, dispatcher: dispatcher, destinations: destinations, views: views, streams: streams,
-            slowLane: SlowLane())
+            slowLane: slowLane)
         var router = api.makeRouter()
         Self.addOperationRoutes(to: &router, metrics: metrics, dispatcher: dispatcher, streams: streams, registry: registry, mqtt: mqtt, osc: self.osc)
         routeTable = router.table
@@ -130,11 +132,12 @@ public final class ButtonServerApp: Sendable {
     /// message may not loop back to it) and stop first (after the HTTP server has stopped
     /// accepting: `stop`), finishing what is in flight (the shutdown grace).
     var services: [Service] {
-        let (options, sequencer, publisher, server, dispatcher) = (options, sequencer, publisher, server, dispatcher)
+        let (options, sequencer, publisher, slowLane, server, dispatcher) = (options, sequencer, publisher, slowLane, server, dispatcher)
         var services = [
             Service(name: "store", start: {}, stop: store.close),
             Service(name: "sequencer", start: sequencer.start, stop: sequencer.stop),
             Service(name: "publisher", start: publisher.start, stop: publisher.stop),
+            Service(name: "slow lane", start: slowLane.start, stop: slowLane.stop),
             Service(name: "http", start: server.start, stop: server.stop),
             Service(
                 name: "dispatcher",

@@ -4,15 +4,17 @@ import ButtonEngine
 /// The delivery log: what the delivery workers send and retry, and what they did, kept up to a
 /// retention. Written by the writer; every read here runs beside it on a reader connection.
 extension ButtonStore {
-    /// Inserts deliveries outside an event commit (a handler test), in one transaction. The
-    /// handler index's next bulk write, whose runs do not hold them, reads the log instead.
+    /// Inserts deliveries outside an event commit (a handler test), in one transaction. When
+    /// one is after the handler index's extent, the next bulk write, whose runs do not hold it,
+    /// reads the log instead.
     public func enqueue(_ rows: [DeliveryRow]) throws(StoreError) {
         guard !rows.isEmpty else { return }
         try withBulkIndexes { connection, index throws(StoreError) in
-            index.unindexedDeliveries.forget()
             try connection.transaction { () throws(StoreError) in
                 try Self.insert(rows, in: connection)
-                try Self.indexHandlers(of: rows, in: connection)
+                let through = try connection.statement(Self.handlersThrough).scalar() ?? 0
+                if rows.contains(where: { $0.id > through }) { index.unindexedDeliveries.forget() }
+                try Self.indexHandlers(of: rows, through: through, in: connection)
             }
         }
     }
@@ -115,8 +117,8 @@ extension ButtonStore {
 
     /// The log newest first, older than `before` if given, for one handler and/or one stored
     /// status. A handler's walks the handler index (and the log's tail after it; with a
-    /// status too: a handler has far fewer rows than a status), pending ones their index, any
-    /// other status the log newest first (finished rows are most of it).
+    /// status too: a handler has far fewer rows than a status), pending ones and those that
+    /// ended badly their partial indexes, `ok` ones the log newest first (they are most of it).
     public func deliveries(
         handler: String?, status: DeliveryStatus?, before: Int64?, limit: Int
     ) throws(StoreError) -> [DeliveryRow] {
@@ -131,11 +133,16 @@ extension ButtonStore {
                     """
                     SELECT * FROM delivery_rows WHERE status = 0 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
+            } else if status == .ok {
+                select = try connection.statement(
+                    """
+                    SELECT * FROM delivery_rows WHERE +status = 1 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    """)
             } else if let status {
                 select = try connection.statement(
                     """
                     SELECT * FROM delivery_rows
-                    WHERE +status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    WHERE status > 1 AND +status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
                     """)
                 select.bind(status.rawValue, at: 1)
             } else {

@@ -24,7 +24,8 @@ struct IndexRuns {
     /// 64 buttons pressed in turn by concurrent clients put a button's presses (three or four
     /// events each) about 224 events apart, and a handler a button its deliveries 0 to 130
     /// apart: with 64 they were a run a press, with 256 a run a button. A page of one source's
-    /// history or one handler's deliveries skips at most 255 rows a row it returns.
+    /// history or one handler's deliveries skips about 255 rows at most a row it returns (a
+    /// delivery enqueued outside a commit is not counted).
     static let maxGap = 256
 
     private(set) var runs: [Run] = []

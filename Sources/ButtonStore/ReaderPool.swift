@@ -5,9 +5,11 @@ import ThreadSupport
 ///
 /// History pages and delivery listings are read on the slow lane, stream replays on their
 /// thread, registry reads on the HTTP workers; with no bound, a few clients looping on reads
-/// held every core and the writer waited for one. A caller waits at most `patience` for a reader, then gets a busy
-/// `StoreError` (the API's 503 with `Retry-After`). Every read is a range of an index (at
-/// most a page), so a wait is a millisecond or two; the patience is long enough that
+/// held every core and the writer waited for one. A caller waits at most `patience` for a
+/// reader, then gets a busy
+/// `StoreError` (the API's 503 with `Retry-After`). Nearly every read is a range of an index
+/// (a page, or a page and the runs and tail it skips; a page of `ok` deliveries walks the log
+/// newest first), so a wait is a millisecond or two; the patience is long enough that
 /// ordinary concurrency (panels loading, a stream replaying) never sees a 503, and short
 /// enough that a flood of readers cannot hold a worker, and the presses behind it, for long.
 /// Idle readers stay open for the next caller.

@@ -7,20 +7,36 @@ import ThreadSupport
 /// core behind a page being rendered (clients polling the log in a loop raised press p99 from
 /// 5 to 12 ms on two cores). At most `capacity` answers wait; past that the route answers
 /// 503 with `Retry-After` at once.
-public final class SlowLane: @unchecked Sendable {  // `work` and `head` are touched with `condition` locked only
+public final class SlowLane: @unchecked Sendable {  // `work`, `head` and `stopped` are touched with `condition` locked only
     private let condition = Condition()
     private var work: [@Sendable () -> Void] = []
     private var head = 0
+    private var stopped = false
+    private let threads: Int
     private let capacity: Int
 
-    /// Starts `threads` threads at nice 10.
     public init(threads: Int = 1, capacity: Int = 64) {
+        self.threads = threads
         self.capacity = capacity
+    }
+
+    /// Starts the lane's threads, at nice 10.
+    public func start() {
         for _ in 0..<threads {
             startThread(name: "buttond.slow") { [self] in
                 setThreadNice(10)
-                while true { next()() }
+                while let work = next() { work() }
             }
+        }
+    }
+
+    /// Lets the threads end once no answer waits (after the HTTP server has stopped: it waits
+    /// for every suspended answer first). An answer asked for after this is made at once, on
+    /// the caller's thread.
+    public func stop() {
+        condition.locked {
+            stopped = true
+            condition.broadcast()
         }
     }
 
@@ -29,22 +45,25 @@ public final class SlowLane: @unchecked Sendable {  // `work` and `head` are tou
     /// route's error is.
     public func answer(_ request: Request, _ make: @escaping @Sendable () throws -> Response) -> Response {
         let pending = PendingResponse()
-        let queued = condition.locked { () -> Bool in
+        let queued = condition.locked { () -> Bool? in
+            guard !stopped else { return nil }
             guard work.count - head < capacity else { return false }
             work.append { pending.complete(Router<Unguarded>.run(request, { _, _ in try make() }, ())) }
             condition.signal()
             return true
         }
-        guard queued else {
-            return HTTPError.unavailable("too many reads of the logs are waiting; try again", retryAfter: 1).response
+        switch queued {
+        case true: return .pending(pending)
+        case false: return HTTPError.unavailable("too many reads of the logs are waiting; try again", retryAfter: 1).response
+        case nil: return Router<Unguarded>.run(request, { _, _ in try make() }, ())
         }
-        return .pending(pending)
     }
 
-    /// The oldest waiting answer's work, waiting for one.
-    private func next() -> @Sendable () -> Void {
+    /// The oldest waiting answer's work, waiting for one; nil once stopped with none waiting.
+    private func next() -> (@Sendable () -> Void)? {
         condition.locked {
-            while head == work.count { condition.wait() }
+            while head == work.count && !stopped { condition.wait() }
+            guard head < work.count else { return nil }
             let first = work[head]
             head += 1
             if head == work.count {

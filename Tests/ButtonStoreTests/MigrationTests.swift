@@ -87,6 +87,33 @@ import Testing
         }
     }
 
+    /// A version-18 index whose entries are single deliveries, one of them after the extent (a
+    /// handler test indexed itself there): each delivery is listed once after the upgrade, and
+    /// deleting the handler takes them all.
+    @Test func aVersion18HandlerIndexBecomesRuns() throws {
+        try withTemporaryDirectory { base in
+            try makeOldDatabase(
+                in: base, version: 18,
+                filling: """
+                    INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
+                        event_type, button, t, event) VALUES
+                        (1, 'h1', 1, 1, 0, 100, 1, 'evt_1', 'tap', 'door', 90, '{}'),
+                        (2, 'h1', 1, 1, 0, 200, 2, 'evt_2', 'tap', 'door', 190, '{}'),
+                        (3, 'h1', 0, 0, 0, 300, 3, 'evt_3', 'tap', 'door', 290, '{}'),
+                        (4, 'h1', 0, 0, 0, 400, 4, 'evt_4', 'tap', 'door', 390, '{}');
+                    INSERT INTO delivery_handlers (handler, id) VALUES ('h1', 1), ('h1', 2), ('h1', 3);
+                    UPDATE meta SET value = 2 WHERE key = 'handlers_through';
+                    """)
+            let store = try ButtonStore(directory: base, clock: .system)
+            defer { store.close() }
+            try store.indexDeliveryHandlers()
+            #expect(try store.deliveries(handler: "h1", status: nil, before: nil, limit: 10).map(\.id) == [4, 3, 2, 1])
+            #expect(try store.deliveries(handler: "h1", status: nil, before: 4, limit: 2).map(\.id) == [3, 2])
+            _ = try store.deleteHandler(id: "h1")
+            #expect(try store.deliveries(handler: nil, status: nil, before: nil, limit: 10).isEmpty)
+        }
+    }
+
     @Test func theDeliveriesHandlerIndexLeavesTheCommit() throws {
         try withTemporaryDirectory { base in
             try makeOldDatabase(
@@ -103,7 +130,7 @@ import Testing
             defer { store.close() }
             #expect(try store.userVersion() == ButtonStore.schemaVersion)
             let indexes = try indexNames(store, table: "deliveries")
-            #expect(indexes == ["deliveries_pending"])
+            #expect(indexes == ["deliveries_pending", "deliveries_unsent"])
             let entries = try store.withReader { connection throws(StoreError) in
                 try connection.statement("SELECT handler, id FROM delivery_handlers").rows { "\($0.text(0)) \($0.int64(1))" }
             }

@@ -55,6 +55,7 @@ final class LiveServer: Sendable {
             return Response(status: 200, headers: [("Content-Type", "text/event-stream")], body: .stream(stream))
         }
         let lane = SlowLane(threads: 1, capacity: 1)
+        lane.start()
         let (gate, started) = (gate, started)
         router.get("/slow/{what}") { request in
             lane.answer(request) {
