@@ -87,6 +87,20 @@ import Testing
         }
     }
 
+    /// Rows of the delivery log as versions 15 to 19 keep them, a tap of `door` each: (id,
+    /// handler, status), one attempt made for each finished one.
+    static func deliveries(_ rows: [(Int, String, Int)]) -> String {
+        let values = rows.map { id, handler, status in
+            "(\(id), '\(handler)', \(status), \(status > 0 ? 1 : 0), 0, \(id * 100), \(id), 'evt_\(id)', 'tap', 'door', \(id * 100 - 10), '{}')"
+        }
+        return """
+            INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
+                event_type, button, t, event) VALUES
+            \(values.joined(separator: ",\n")) ;
+
+            """
+    }
+
     /// A version-18 index whose entries are single deliveries, one of them after the extent (a
     /// handler test indexed itself there): each delivery is listed once after the upgrade, and
     /// deleting the handler takes them all.
@@ -94,13 +108,7 @@ import Testing
         try withTemporaryDirectory { base in
             try makeOldDatabase(
                 in: base, version: 18,
-                filling: """
-                    INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
-                        event_type, button, t, event) VALUES
-                        (1, 'h1', 1, 1, 0, 100, 1, 'evt_1', 'tap', 'door', 90, '{}'),
-                        (2, 'h1', 1, 1, 0, 200, 2, 'evt_2', 'tap', 'door', 190, '{}'),
-                        (3, 'h1', 0, 0, 0, 300, 3, 'evt_3', 'tap', 'door', 290, '{}'),
-                        (4, 'h1', 0, 0, 0, 400, 4, 'evt_4', 'tap', 'door', 390, '{}');
+                filling: Self.deliveries([(1, "h1", 1), (2, "h1", 1), (3, "h1", 0), (4, "h1", 0)]) + """
                     INSERT INTO delivery_handlers (handler, id) VALUES ('h1', 1), ('h1', 2), ('h1', 3);
                     UPDATE meta SET value = 2 WHERE key = 'handlers_through';
                     """)
@@ -118,12 +126,7 @@ import Testing
         try withTemporaryDirectory { base in
             try makeOldDatabase(
                 in: base, version: 17,
-                filling: """
-                    INSERT INTO deliveries (id, handler, status, attempts, next_attempt_at, created_at, event_seq, event_id,
-                        event_type, button, t, event) VALUES
-                        (1, 'h1', 1, 1, 0, 100, 1, 'evt_1', 'tap', 'door', 90, '{}'),
-                        (2, 'h2', 0, 0, 0, 200, 2, 'evt_2', 'tap', 'door', 190, '{}'),
-                        (3, 'h1', 0, 0, 0, 300, 3, 'evt_3', 'tap', 'door', 290, '{}');
+                filling: Self.deliveries([(1, "h1", 1), (2, "h2", 0), (3, "h1", 0)]) + """
                     INSERT INTO delivery_attempts VALUES (1, 1, 101, 5, 'ok', 204, NULL, '');
                     """)
             let store = try ButtonStore(directory: base, clock: .system)
