@@ -10,7 +10,8 @@ package protocol EventSink: AnyObject, Sendable {
     var isOpen: Bool { get }
     /// Bytes queued and not yet taken by the client.
     var pendingCount: Int { get }
-    /// Calls `handler` each time the client has taken everything queued.
+    /// Calls `handler` each time the client has taken everything queued, and when the stream
+    /// closes.
     func onDrain(_ handler: @escaping @Sendable () -> Void)
 }
 

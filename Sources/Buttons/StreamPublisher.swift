@@ -93,6 +93,9 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
         }
     }
 
+    /// Streams attached, live or replaying.
+    package var subscriberCount: Int { condition.locked { subscribers.count } }
+
     /// Sends a committed batch to every live stream that wants it. Called by the sequencer
     /// only, in `seq` order.
     package func publish(_ events: [ControlEvent]) {
@@ -117,8 +120,6 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
                 subscribers[id]!.sentThrough = last.seq
                 if !bytes.isEmpty && !subscriber.stream.send(bytes) { gone.append(id) }
             }
-            // A replay waiting for its client to drain learns of a hang-up here.
-            for (id, subscriber) in subscribers where subscriber.replaying && !subscriber.stream.isOpen { gone.append(id) }
             for id in gone { subscribers[id] = nil }
         }
     }
@@ -155,6 +156,14 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
             guard let subscriber = subscribers[id], subscriber.replaying else { continue }
             let through = publishedThrough
             condition.unlock()
+            // A replay waiting for its client to drain is woken by its hang-up too (`onDrain`),
+            // so `publish` need not ask every replaying stream whether it is open: the
+            // sequencer would wait on the streams' lock while this thread held it.
+            guard subscriber.stream.isOpen else {
+                condition.lock()
+                subscribers[id] = nil
+                continue
+            }
             let page = try? log.history(after: subscriber.sentThrough, limit: Self.pageSize, source: subscriber.source)
             var bytes: [UInt8] = []
             for event in page ?? [] where subscriber.wants(event.button ?? event.sheet ?? "") {

@@ -84,7 +84,8 @@ public final class EventStream: Sendable {
     }
 
     /// Asks for `handler` to be called each time the client has taken everything queued, so
-    /// a producer (a history replay) can send the next part only as fast as the client reads.
+    /// a producer (a history replay) can send the next part only as fast as the client reads,
+    /// and once more when the stream closes.
     public func onDrain(_ handler: @escaping @Sendable () -> Void) {
         hub.withState(of: self) { $0.onDrain = handler }
     }
@@ -110,14 +111,17 @@ public final class EventStream: Sendable {
         return result
     }
 
-    /// The response was destroyed: the client left or the stream ended.
+    /// The response was destroyed: the client left or the stream ended. A producer waiting
+    /// for a drain hears of it the same way (`onDrain`), so nothing has to poll `isOpen`.
     func closed() {
-        hub.withState(of: self) { state in
+        let drained = hub.withState(of: self) { state in
             state.closed = true
             state.connection = nil
             state.suspended = false
+            return state.onDrain
         }
         hub.remove(self)
+        drained?()
     }
 }
 

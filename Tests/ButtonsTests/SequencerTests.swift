@@ -38,13 +38,14 @@ struct SequencerTests {
         let sequencer: Sequencer
         let clock: ManualClock
         let commits: Commits
+        let log: EventLog
 
         init(buttons: [String]) throws {
             let directory = NSTemporaryDirectory() + "buttons-tests-\(UUID().uuidString)"
             store = try ButtonStore(directory: directory, clock: .system)
             let registry = Registry(store: store, maxButtons: 100)
             for json in buttons { _ = try registry.createButton(try ButtonDefinition.create(from: try JSONParser.parse(Array(json.utf8)), icons: [])) }
-            let log = try EventLog(store: store, retention: 10_000)
+            log = try EventLog(store: store, retention: 10_000)
             clock = ManualClock()
             commits = Commits()
             sequencer = Sequencer(

@@ -211,6 +211,22 @@ struct ServerTests {
         #expect(reopened == 200)
     }
 
+    @Test func aProducerWaitingForADrainHearsOfTheHangUp() throws {
+        final class Heard: Sendable { let closed = Atomic<Int>(0) }
+        let live = try LiveServer(heartbeatSeconds: 0.1)
+        let heard = Heard()
+        do {
+            let reader = try live.client.stream("/stream")
+            #expect(reader.status == 200)
+            let stream = try #require(live.streams(count: 1).first)
+            stream.onDrain { [weak stream] in
+                if stream?.isOpen != true { heard.closed.add(1, ordering: .relaxed) }
+            }
+        }  // the client hangs up here; the next heartbeat finds it gone
+        for _ in 0..<100 where heard.closed.load(ordering: .relaxed) == 0 { usleep(50_000) }
+        #expect(heard.closed.load(ordering: .relaxed) == 1)
+    }
+
     @Test func fiftyConcurrentClientsAreAllAnswered() async throws {
         let live = try LiveServer()
         let client = live.client

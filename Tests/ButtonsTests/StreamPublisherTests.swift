@@ -1,0 +1,76 @@
+import ButtonEngine
+import Buttons
+import Foundation
+import Synchronization
+import Testing
+
+/// The publisher's replay against a client that stops reading and then hangs up.
+@Suite("Stream publisher (domain, no HTTP)")
+struct StreamPublisherTests {
+    /// A client that never drains: what it was sent stays pending, until it hangs up.
+    final class StalledClient: EventSink {
+        struct State {
+            var received = 0
+            var open = true
+            var drained: (@Sendable () -> Void)?
+        }
+        let state = Mutex(State())
+
+        func send(_ bytes: [UInt8]) -> Bool {
+            state.withLock { state in
+                state.received += bytes.count
+                return state.open
+            }
+        }
+        func finish() { state.withLock { $0.open = false } }
+        var isOpen: Bool { state.withLock { $0.open } }
+        var pendingCount: Int { state.withLock { $0.received } }
+        func onDrain(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.drained = handler } }
+
+        /// The connection closed: an `EventStream` calls its drain handler then.
+        func hangUp() {
+            let drained = state.withLock { state in
+                state.open = false
+                return state.drained
+            }
+            drained?()
+        }
+    }
+
+    @Test func aReplayWaitingForItsClientEndsWhenTheClientHangsUp() throws {
+        let f = try SequencerTests.Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#])
+        defer { f.stop() }
+        // Enough history that the client's backlog passes the replay's low-water mark.
+        let presses = (0..<1500).map { k in
+            Command.press(button: "a", down: Input(.down, t: Int64(1000 + k * 10)), holdMs: 5)
+        }
+        for chunk in stride(from: 0, to: presses.count, by: 100) {
+            for result in f.submit(Array(presses[chunk..<min(chunk + 100, presses.count)])) { _ = try result.get() }
+        }
+        let publisher = StreamPublisher(log: f.log, publishedThrough: f.log.lastSeq)
+        publisher.start()
+        defer { publisher.stop() }
+        let client = StalledClient()
+        publisher.subscribe(client, after: 0, source: nil)
+        #expect(wait { client.pendingCount >= StreamPublisher.lowWater })
+        let sent = client.pendingCount
+        // A stalled client is sent no more than the replay's low-water mark and a page, and
+        // stays attached: it may yet read.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(client.pendingCount == sent)
+        #expect(publisher.subscriberCount == 1)
+
+        client.hangUp()
+        #expect(wait { publisher.subscriberCount == 0 })
+        #expect(client.pendingCount == sent)
+    }
+
+    private func wait(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition()
+    }
+}
