@@ -16,8 +16,9 @@
  * whose worker answers 200 with {"events":[...]}: the same shape, fields and headers as
  * buttond's press answer.
  *
- * SQLite settings as buttond's writer (Sources/ButtonStore/Connection.swift): WAL,
- * synchronous=OFF, wal_autocheckpoint=0, cache_size=-16384, temp_store=MEMORY, mmap_size=0; a
+ * SQLite settings as buttond's writer (Sources/ButtonStore/Connection.swift): no memory
+ * statistics, WAL, synchronous=OFF, wal_autocheckpoint=0, cache_size=-16384, temp_store=MEMORY,
+ * mmap_size=0, secure_delete=FAST; a
  * checkpointer thread with its own connection (synchronous=NORMAL) runs a passive checkpoint when
  * a commit left the log at 4000 pages or more (Checkpointer.swift). A committed press is in the
  * write-ahead log before its answer, as in buttond.
@@ -282,7 +283,7 @@ static sqlite3 *open_db(const char *path, int writer) {
     exec(h, "PRAGMA journal_mode = WAL");
     exec(h, writer ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL");
     exec(h, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 0; "
-            "PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 0");
+            "PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 0; PRAGMA secure_delete = FAST");
     return h;
 }
 
@@ -551,6 +552,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     db_path = argv[1];
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  /* as buttond's Connection.configureSQLite */
     unsigned int threads = argc > 2 ? (unsigned int)atoi(argv[2]) : 4;
     buttons = calloc(MAX_BUTTONS, sizeof *buttons);
     slots = malloc(NSLOTS * sizeof *slots);
