@@ -39,6 +39,7 @@ struct SequencerTests {
         let clock: ManualClock
         let commits: Commits
         let log: EventLog
+        let publisher: StreamPublisher
 
         init(buttons: [String]) throws {
             let directory = NSTemporaryDirectory() + "buttons-tests-\(UUID().uuidString)"
@@ -48,8 +49,9 @@ struct SequencerTests {
             log = try EventLog(store: store, retention: 10_000)
             clock = ManualClock()
             commits = Commits()
+            publisher = StreamPublisher(log: log, publishedThrough: log.lastSeq)
             sequencer = Sequencer(
-                registry: registry, log: log, publisher: StreamPublisher(log: log, publishedThrough: log.lastSeq),
+                registry: registry, log: log, publisher: publisher,
                 handlers: NoDeliveries(), dispatcher: NoDeliveries(), observer: commits, clock: clock.clock, maxQueue: 10)
             sequencer.start()
         }

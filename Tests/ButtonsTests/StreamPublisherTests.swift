@@ -65,6 +65,54 @@ struct StreamPublisherTests {
         #expect(client.pendingCount == sent)
     }
 
+    /// A client that reads everything at once, keeping the ids it was sent.
+    final class EagerClient: EventSink {
+        let ids = Mutex<[Int64]>([])
+
+        func send(_ bytes: [UInt8]) -> Bool {
+            let found = String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+                line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
+            }
+            ids.withLock { $0 += found }
+            return true
+        }
+        func finish() {}
+        var isOpen: Bool { true }
+        var pendingCount: Int { 0 }
+        func onDrain(_ handler: @escaping @Sendable () -> Void) {}
+    }
+
+    @Test func aReplayUnderContinuousInputReachesTheLiveEventsWithNoneMissing() throws {
+        let f = try SequencerTests.Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#, #"{"id": "b", "maxTaps": 1}"#])
+        defer { f.stop() }
+        // Several pages of history: the replay rests after each while input is committed.
+        let presses = (0..<1000).map { k in
+            Command.press(button: "a", down: Input(.down, t: Int64(1000 + k * 10)), holdMs: 5)
+        }
+        for chunk in stride(from: 0, to: presses.count, by: 100) {
+            for result in f.submit(Array(presses[chunk..<min(chunk + 100, presses.count)])) { _ = try result.get() }
+        }
+        let history = f.log.lastSeq
+        #expect(history > Int64(4 * StreamPublisher.pageSize))
+        f.publisher.start()
+        defer { f.publisher.stop() }
+        let pressing = Atomic<Bool>(true)
+        let input = Thread { [f] in
+            while pressing.load(ordering: .relaxed) {
+                _ = f.submit([.press(button: "b", down: Input(.down), holdMs: 0)])
+            }
+        }
+        let client = EagerClient()
+        input.start()
+        f.publisher.subscribe(client, after: 0, source: nil)
+        // Past the history, into events committed after the replay began.
+        #expect(wait { (client.ids.withLock { $0.last } ?? 0) > history + 20 })
+        pressing.store(false, ordering: .relaxed)
+        let ids = client.ids.withLock { $0 }
+        #expect(ids.first == 1)
+        #expect(ids == Array(1...(ids.last ?? 0)), "every event once, in order")
+    }
+
     private func wait(_ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
