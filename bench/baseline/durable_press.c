@@ -11,7 +11,7 @@
  * each a compact row as buttond's schema version 15 writes it (type, button, t, the data object's
  * JSON or NULL when empty; no id, which its run's prefix in `event_runs` gives, and no event JSON,
  * which is rendered for the answer only); one `button_states` upsert per button the batch
- * touched; every 1000 events the same transaction trims the log to 100 000 (buttond's default
+ * touched; every 4000 events the same transaction trims the log to 100 000 (buttond's default
  * retention) and records the trimmed seq in `meta`. It commits, then resumes each connection,
  * whose worker answers 200 with {"events":[...]}: the same shape, fields and headers as
  * buttond's press answer.
@@ -56,7 +56,7 @@
 #define MAX_TAPS 2
 #define MULTI_TAP_MS 300
 #define RETENTION 100000
-#define TRIM_EVERY 1000          /* min(1000, retention / 10), as EventLog.write */
+#define TRIM_EVERY 4000          /* min(4000, retention / 10), as EventLog.maintenanceInterval */
 #define CHECKPOINT_PAGES 4000
 #define LINGER_BELOW 32
 #define LINGER_NS 200000L
