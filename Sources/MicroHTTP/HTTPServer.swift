@@ -95,7 +95,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops the daemons a reload left behind once their last connection is gone.
-    private func reapRetired() {
+    private static func reapRetired(_ retired: Locked<[CHandle]>) {
         let done = retired.withLock { list in
             let empty = list.filter { bd_daemon_connections($0.pointer) == 0 }
             list.removeAll { bd_daemon_connections($0.pointer) == 0 }
@@ -182,9 +182,12 @@ public final class HTTPServer: Sendable {
         timer.resume()
         let reaper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "buttond.stream-reaper"))
         reaper.schedule(deadline: .now() + 0.25, repeating: 0.25)
-        reaper.setEventHandler { [weak self] in
+        // Not `[weak self]`: a weakly referenced object keeps its reference counts in a side
+        // table, and every request's retain of the server then took the slow path.
+        let retired = retired
+        reaper.setEventHandler {
             hub.reapHungUp()
-            self?.reapRetired()
+            Self.reapRetired(retired)
         }
         reaper.resume()
         heartbeat.withLock { $0 = HeartbeatTimer(source: timer, reaper: reaper) }
