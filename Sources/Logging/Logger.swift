@@ -34,7 +34,7 @@ public struct Logger: Sendable {
 
     /// `force` prints even below the level (the one-time generated-token announcement). The
     /// fields are only made when the line is written. A `gathered` line (a request's) may wait
-    /// up to 2 ms to be written with others (`LogOutput`); any other is written at once.
+    /// up to 10 ms to be written with others (`LogOutput`); any other is written at once.
     public func log(
         _ level: Level, _ message: String, _ fields: @autoclosure () -> KeyValuePairs<String, String> = [:], force: Bool = false,
         gathered: Bool = false
