@@ -33,7 +33,7 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
     /// as the CPU they leave allows (scenario 8: a client replaying 120 000 events in a loop
     /// took half a core, and the presses' p99 went from ~9 to ~14 ms). With no input, and
     /// for a short catch-up, it does not rest.
-    package static let pauseMicroseconds: UInt32 = 4000
+    static let pauseMicroseconds: UInt32 = 4000
 
     private let condition = Condition()
     private let log: EventLog

@@ -41,12 +41,7 @@ struct StreamPublisherTests {
         let f = try SequencerTests.Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#])
         defer { f.stop() }
         // Enough history that the client's backlog passes the replay's low-water mark.
-        let presses = (0..<1500).map { k in
-            Command.press(button: "a", down: Input(.down, t: Int64(1000 + k * 10)), holdMs: 5)
-        }
-        for chunk in stride(from: 0, to: presses.count, by: 100) {
-            for result in f.submit(Array(presses[chunk..<min(chunk + 100, presses.count)])) { _ = try result.get() }
-        }
+        try press("a", times: 1500, in: f)
         let publisher = StreamPublisher(log: f.log, publishedThrough: f.log.lastSeq)
         publisher.start()
         defer { publisher.stop() }
@@ -86,21 +81,18 @@ struct StreamPublisherTests {
         let f = try SequencerTests.Fixture(buttons: [#"{"id": "a", "maxTaps": 1}"#, #"{"id": "b", "maxTaps": 1}"#])
         defer { f.stop() }
         // Several pages of history: the replay rests after each while input is committed.
-        let presses = (0..<1000).map { k in
-            Command.press(button: "a", down: Input(.down, t: Int64(1000 + k * 10)), holdMs: 5)
-        }
-        for chunk in stride(from: 0, to: presses.count, by: 100) {
-            for result in f.submit(Array(presses[chunk..<min(chunk + 100, presses.count)])) { _ = try result.get() }
-        }
+        try press("a", times: 1000, in: f)
         let history = f.log.lastSeq
         #expect(history > Int64(4 * StreamPublisher.pageSize))
         f.publisher.start()
         defer { f.publisher.stop() }
         let pressing = Atomic<Bool>(true)
+        let inputDone = DispatchSemaphore(value: 0)
         let input = Thread { [f] in
             while pressing.load(ordering: .relaxed) {
                 _ = f.submit([.press(button: "b", down: Input(.down), holdMs: 0)])
             }
+            inputDone.signal()
         }
         let client = EagerClient()
         input.start()
@@ -108,9 +100,20 @@ struct StreamPublisherTests {
         // Past the history, into events committed after the replay began.
         #expect(wait { (client.ids.withLock { $0.last } ?? 0) > history + 20 })
         pressing.store(false, ordering: .relaxed)
+        inputDone.wait()  // before the sequencer stops
         let ids = client.ids.withLock { $0 }
         #expect(ids.first == 1)
         #expect(ids == Array(1...(ids.last ?? 0)), "every event once, in order")
+    }
+
+    /// History: `times` presses of `button`, 10 ms apart, a hundred a batch.
+    private func press(_ button: String, times: Int, in f: SequencerTests.Fixture) throws {
+        let presses = (0..<times).map { k in
+            Command.press(button: button, down: Input(.down, t: Int64(1000 + k * 10)), holdMs: 5)
+        }
+        for chunk in stride(from: 0, to: presses.count, by: 100) {
+            for result in f.submit(Array(presses[chunk..<min(chunk + 100, presses.count)])) { _ = try result.get() }
+        }
     }
 
     private func wait(_ condition: () -> Bool) -> Bool {
