@@ -82,8 +82,16 @@ public struct Logger: Sendable {
     /// `isPlain` decided on a value's bytes where ASCII settles it (a byte to quote before any
     /// non-ASCII one, or no non-ASCII byte at all); nil when Unicode must decide.
     static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-        guard !bytes.isEmpty else { return false }
-        for byte in bytes {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+        // Eight bytes a word while no byte in it may need a look (a request's path, route and
+        // address are all plain): a word that may is looked at byte by byte, from its start.
+        var plainPrefix = 0
+        while plainPrefix + 8 <= bytes.count,
+            !mayNeedQuoting(UnsafeRawPointer(base + plainPrefix).loadUnaligned(as: UInt64.self))
+        {
+            plainPrefix += 8
+        }
+        for byte in UnsafeBufferPointer(rebasing: bytes[plainPrefix...]) {
             if byte >= 0x80 { return nil }
             // Controls and space, DEL, and the three logfmt quotes a value.
             if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "=")
@@ -93,6 +101,19 @@ public struct Logger: Sendable {
             }
         }
         return true
+    }
+
+    /// Whether a byte of `word` may be non-ASCII, a control, a space, DEL or a logfmt quote
+    /// (`"`, `=`, `\\`). Never false when one is; sometimes true when none is (then the bytes say).
+    static func mayNeedQuoting(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// A byte of `v` that is 0 sets its high bit here (and may set the bits of those above it).
+        func zeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let below21 = (word &- 0x21 &* ones) & ~word & highs
+        let special = zeroByte(word ^ (0x7F &* ones)) | zeroByte(word ^ (0x22 &* ones)) | zeroByte(word ^ (0x3D &* ones))
+            | zeroByte(word ^ (0x5C &* ones))
+        return (word & highs) | below21 | special != 0
     }
 
     static func jsonString(_ value: String) -> String {

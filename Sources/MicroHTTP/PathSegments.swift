@@ -35,6 +35,11 @@ import Platform
         }
     }
 
+    /// Segment `index`'s `RoutePattern.key`: a route whose last literal has another cannot match.
+    @usableFromInline func key(_ index: Int) -> UInt64 {
+        bytes.withUnsafeBufferPointer { RoutePattern.key(of: UnsafeBufferPointer(rebasing: $0[bounds[index]])) }
+    }
+
     /// Segment `index` as a string (a path is valid UTF-8, and `/` never splits a character).
     func string(_ index: Int) -> String {
         bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[bounds[index]]), as: UTF8.self) }

@@ -18,6 +18,8 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
     /// `routes`: a request is only matched against those. Matching reads only patterns, which
     /// are not generic (a generic route read on every request looked its metadata up at run time).
     @usableFromInline var bySegmentCount: [[RoutePattern]] = []
+    /// Each of those patterns' `lastKey`, in the same places: most are passed over on a word.
+    @usableFromInline var lastKeys: [[UInt64]] = []
     /// Answers paths no route matches (static files, say); nil means 404.
     public var fallback: (@Sendable (Request) throws -> Response)?
     /// Admits every request before its route runs.
@@ -35,8 +37,12 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
         _ method: String, _ pattern: String, query: [String] = [], access: Guard.Access, _ handler: @escaping Handler
     ) {
         let parsed = RoutePattern(method: method, pattern: pattern, query: query, index: routes.count)
-        while bySegmentCount.count <= parsed.segments.count { bySegmentCount.append([]) }
+        while bySegmentCount.count <= parsed.segments.count {
+            bySegmentCount.append([])
+            lastKeys.append([])
+        }
         bySegmentCount[parsed.segments.count].append(parsed)
+        lastKeys[parsed.segments.count].append(parsed.lastKey)
         routes.append(Route(pattern: parsed, access: access, handler: handler))
     }
 
@@ -88,8 +94,10 @@ public struct Router<Guard: RouteGuard>: RequestRouting {
         let path = PathSegments(request.path)
         var allowed: [String] = []
         let method = request.method == "HEAD" ? "GET" : request.method
-        let candidates = path.count < bySegmentCount.count ? bySegmentCount[path.count] : []
-        for candidate in candidates {
+        let (candidates, keys) = path.count < bySegmentCount.count ? (bySegmentCount[path.count], lastKeys[path.count]) : ([], [])
+        let pathKey = path.count > 0 ? path.key(path.count - 1) : 0
+        for place in keys.indices where keys[place] == 0 || keys[place] == pathKey {
+            let candidate = candidates[place]
             guard let parameters = candidate.match(path) else { continue }
             if candidate.method == method {
                 let route = routes[candidate.index]

@@ -30,6 +30,13 @@ import Testing
             for value in [String(Character(scalar)), "a\(Character(scalar))b"] {
                 #expect(Logger.isPlain(value) == scalarsSayPlain(value), "U+\(String(code, radix: 16))")
             }
+            // At each place of the first two words the check reads eight bytes at a time, and
+            // in the bytes left after them.
+            for offset in 0..<19 {
+                let value = String(repeating: "a", count: offset) + String(Character(scalar)) + "/api/v1/x"
+                guard Logger.isPlain(value) != scalarsSayPlain(value) else { continue }
+                Issue.record("U+\(String(code, radix: 16)) after \(offset) bytes")
+            }
         }
         #expect(!Logger.isPlain(""))
         #expect(Logger.isPlain("/api/v1/buttons/b7/press"))
