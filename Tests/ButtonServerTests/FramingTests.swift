@@ -23,6 +23,9 @@ struct FramingTests {
         ("a control byte in the target", "GET /api/v1/buttons/door\u{01} HTTP/1.1\r\nHost: localhost\r\n\r\n"),
         ("a space in the target", "GET /api/v1/buttons/door x HTTP/1.1\r\nHost: localhost\r\n\r\n"),
         ("HTTP/1.1 with no Host", "POST /api/v1/buttons/door/press HTTP/1.1\r\nContent-Length: 0\r\n\r\n"),
+        ("a separator in a header name", "POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nX-A@b: 1\r\nContent-Length: 0\r\n\r\n"),
+        ("a DEL in a header name", "POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nX-A\u{7F}: 1\r\nContent-Length: 0\r\n\r\n"),
+        ("a control byte in a header value", "POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nX-A: 1\u{01}2\r\nContent-Length: 0\r\n\r\n"),
         ("HTTP/1.1 with two Hosts", "POST /api/v1/buttons/door/press HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n"),
     ]
 
@@ -72,5 +75,9 @@ struct FramingTests {
         let second = try chunked.readReply()
         #expect(second.status == 200)
         #expect(second.json["state"]?["tapCount"] == .int(1))
+        // Every character a header name may hold, and a tab inside a value.
+        let names = try RawConnection(port: server.app.port, timeoutSeconds: 5)
+        try names.write(Array("GET /api/v1/buttons/door HTTP/1.1\r\nHost: localhost\r\nX!#$%&'*+-.^_`|~09azAZ: a\tb\r\n\r\n".utf8))
+        #expect(try names.readReply().status == 200)
     }
 }
