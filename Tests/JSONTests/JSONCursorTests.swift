@@ -16,6 +16,31 @@ import Testing
         #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
     }
 
+    /// Every count of digits, at its first and last number, either sign.
+    @Test func integersOfEveryLength() {
+        var values: [Int64] = [0, .max, .min]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+        }
+        for value in values {
+            #expect(Self.rendered(bound: JSONCursor.integerBound) { $0.integer(value) } == String(value))
+        }
+    }
+
+    /// A byte to escape at each place of the first three words the scan reads eight at a time,
+    /// and in the bytes after them: escaped, and read back as it was.
+    @Test(arguments: ["\"", "\\", "\u{01}", "\u{1F}", "\n", "\u{7F}", "é"])
+    func aByteToEscapeIsFoundWhereverItIs(special: String) throws {
+        for offset in 0..<27 {
+            let string = String(repeating: "a", count: offset) + special + "bcdefghijklmnop"
+            let bytes = JSONCursor.render(bound: JSONCursor.bound(of: string)) { $0.string(string) }
+            #expect(!bytes.contains { $0 < 0x20 }, "a raw control byte at \(offset)")
+            #expect(try JSONParser.parse(bytes) == .string(string), "at \(offset)")
+        }
+    }
+
     @Test func piecesMakeAnObject() {
         let text = Self.rendered(bound: 64) { w in
             w.raw("{")
