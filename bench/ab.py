@@ -49,6 +49,16 @@ def rate(rounds):
     return sum(r["requests"] for r in rounds) / (sum(r["duration_us"] for r in rounds) / 1e6)
 
 
+def spread(ratios):
+    """The median of a binary's per-round ratios and their middle half: on a host whose speed
+    moves by half within minutes, the rounds' spread says how far apart two binaries must be
+    before a difference means anything."""
+    ordered = sorted(ratios)
+    n = len(ordered)
+    median = (ordered[(n - 1) // 2] + ordered[n // 2]) / 2
+    return f"{median:.3f}, middle half {ordered[n // 4]:.3f}–{ordered[(3 * n) // 4 - (1 if n % 4 == 0 else 0)]:.3f}"
+
+
 def press(args, work):
     # The C program writes into a database buttond made, with its 64 buttons.
     first = server(args.binaries[0], "c-data", work)
@@ -79,9 +89,8 @@ def press(args, work):
                          f"p99 max {max(r['p99_us'] for r in rounds) / 1000:.1f} ms")
             print(line, flush=True)
             for k in range(len(servers)):
-                print(f"    b{k} x C by round: " + " ".join(
-                    f"{b['requests'] / b['duration_us'] / (c['requests'] / c['duration_us']):.3f}"
-                    for b, c in zip(got[f"b{k}"], got["C"])), flush=True)
+                ratios = [b["requests"] / b["duration_us"] / (c["requests"] / c["duration_us"]) for b, c in zip(got[f"b{k}"], got["C"])]
+                print(f"    b{k} x C by round: " + " ".join(f"{r:.3f}" for r in ratios) + f" (median {spread(ratios)})", flush=True)
     finally:
         for s in servers:
             s.stop()
@@ -116,8 +125,8 @@ def hook(args, work):
             line += f" | b{k} {rate(rounds):.0f} = {rate(rounds) / rate(raws):.3f} x raw, {us:.1f} us CPU a press and its delivery, {slowest}"
         print(line, flush=True)
         for k, rounds in got.items():
-            print(f"    b{k} x raw by round: " + " ".join(
-                f"{b['requests'] / b['duration_us'] / (r['requests'] / r['duration_us']):.3f}" for b, r in zip(rounds, raws)))
+            ratios = [b["requests"] / b["duration_us"] / (r["requests"] / r["duration_us"]) for b, r in zip(rounds, raws)]
+            print(f"    b{k} x raw by round: " + " ".join(f"{r:.3f}" for r in ratios) + f" (median {spread(ratios)})")
     finally:
         for s in servers:
             s.stop()
