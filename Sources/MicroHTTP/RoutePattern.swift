@@ -38,7 +38,8 @@
         }
     }
 
-    /// A segment's length and first seven bytes in one word (never 0: a segment has a byte).
+    /// A segment's length (its low byte) and first seven bytes in one word; not 0 for a path's
+    /// segment, whose first byte is never a NUL (the path is a C string).
     /// Equal segments have equal keys, so a route is only matched when its last literal's key is
     /// the path's: the router compares words instead of retaining and matching every route with
     /// as many segments (eight, for a press).
