@@ -22,22 +22,23 @@ public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// The headers of the request `connection` is reading, copied in one pass (libmicrohttpd
-    /// frees them when the request ends).
+    /// frees them when the request ends): onto the stack, then into an array of their size.
+    /// (`[UInt8](unsafeUninitializedCapacity:)` looked its storage type's metadata up at run time
+    /// on every request.)
     init(of connection: OpaquePointer) {
-        // Most requests' headers fit in the first guess; the others are copied again.
-        var count = 512
-        while true {
-            var needed = 0
-            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                needed = bd_request_headers(connection, buffer.baseAddress, count)
-                initialized = needed <= count ? needed : 0
-            }
-            if needed <= count {
-                self.bytes = bytes
-                return
-            }
-            count = needed
+        var needed = 0
+        let copied = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer -> [UInt8]? in
+            needed = bd_request_headers(connection, buffer.baseAddress, buffer.count)
+            return needed <= buffer.count ? Array(UnsafeBufferPointer(rebasing: buffer[..<needed])) : nil
         }
+        if let copied {
+            bytes = copied
+            return
+        }
+        // A head larger than that (libmicrohttpd's pool allows up to its size): copied again.
+        var larger = [UInt8](repeating: 0, count: needed)
+        larger.withUnsafeMutableBytes { _ = bd_request_headers(connection, $0.baseAddress, $0.count) }
+        bytes = larger
     }
 
     /// Every header in arrival order (names lower-cased), a repeated one each time it came.
