@@ -270,9 +270,10 @@ let accessHandler: MHD_AccessHandlerCallback = {
         body: context.body, remoteAddress: "")
     context.body = []
     // Each field read where it is used: a local copy of the configuration retained and
-    // released every string and array in it, on every request.
+    // released every string and array in it, on every request. `Origin` is looked up once.
+    let origin = request.headers["origin"]
     if let refusal = server.configuration.gate.refusal(
-        host: request.headers["host"], origin: request.headers["origin"], boundHost: server.configuration.host,
+        host: request.headers["host"], origin: origin, boundHost: server.configuration.host,
         tls: server.configuration.tls != nil, clock: server.clock)
     {
         var response = refusal.response
@@ -283,7 +284,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
             response, route: String(refusal.status), method: methodName, path: path, context: context,
             connection: connection, server: server)
     }
-    if let origin = server.configuration.gate.crossOrigin(request.headers["origin"]) {
+    if let origin = server.configuration.gate.crossOrigin(origin) {
         context.crossOrigin = origin
         if methodName == "OPTIONS", request.headers["access-control-request-method"] != nil {
             return answer(
