@@ -49,10 +49,25 @@ public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
 
     /// The value of header `name` (lower case); of the last one when it came more than once.
     public subscript(name: String) -> String? {
+        withValue(of: name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// Whether header `name` (lower case; the last one when it came more than once) is exactly
+    /// `value`, compared where it lies: a press asks this of its `Content-Type`, whose value
+    /// made into a string was a heap allocation on every request.
+    public func value(of name: String, is value: StaticString) -> Bool {
+        withValue(of: name) { found in
+            guard let found, found.count == value.utf8CodeUnitCount else { return false }
+            return found.isEmpty || memcmp(found.baseAddress!, value.utf8Start, found.count) == 0
+        }
+    }
+
+    /// Header `name`'s value (the last one's) lent to `body` as bytes, or nil.
+    private func withValue<R>(of name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
         var name = name
         return name.withUTF8 { name in
-            bytes.withUnsafeBufferPointer { bytes -> String? in
-                guard let start = bytes.baseAddress else { return nil }
+            bytes.withUnsafeBufferPointer { bytes -> R in
+                guard let start = bytes.baseAddress else { return body(nil) }
                 // Every name and every value ends with a 0, which memchr finds a word at a time.
                 let base = UnsafeRawPointer(start)
                 func end(from offset: Int) -> Int { UnsafeRawPointer(memchr(base + offset, 0, bytes.count - offset)!) - base }
@@ -66,7 +81,7 @@ public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
                     }
                     index = valueEnd + 1
                 }
-                return found.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+                return body(found.map { UnsafeBufferPointer(rebasing: bytes[$0]) })
             }
         }
     }

@@ -51,7 +51,7 @@ public struct Request: Sendable {
     /// optional, and `curl -d '{…}'`'s default form content type is taken when the body is JSON.
     public func json(maxDepth: Int = 32) throws(HTTPError) -> JSONValue {
         if body.isEmpty { return .object([:]) }
-        if let type = headers["content-type"], type != "application/json" {
+        if !headers.value(of: "content-type", is: "application/json"), let type = headers["content-type"] {
             let mime = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
             if mime == "application/x-www-form-urlencoded" {
                 guard let value = try? JSONParser.parse(body, maxDepth: maxDepth) else { throw .formBody(body) }

@@ -27,6 +27,26 @@ import Testing
         let none: Headers = [:]
         #expect(none["host"] == nil)
         #expect(none.all.isEmpty)
+        #expect(!none.value(of: "content-type", is: "application/json"))
+    }
+
+    /// A header's value compared in place answers as comparing its string does: exactly, the
+    /// last of a repeated one, an empty value only with an empty one.
+    @Test func headerValuesCompareInPlace() {
+        let headers: Headers = [
+            "Content-Type": "application/json", "x-twice": "1", "X-Twice": "2", "x-empty": "", "x-long": "application/jsonx",
+        ]
+        for (name, value) in [("content-type", "application/json"), ("x-twice", "2"), ("x-empty", "")] {
+            #expect(headers.value(of: name, is: "application/json") == (headers[name] == "application/json"), "\(name)")
+            #expect(headers[name] == value)
+        }
+        #expect(headers.value(of: "content-type", is: "application/json"))
+        #expect(headers.value(of: "x-twice", is: "2") && !headers.value(of: "x-twice", is: "1"))
+        #expect(headers.value(of: "x-empty", is: "") && !headers.value(of: "x-long", is: ""))
+        #expect(!headers.value(of: "x-long", is: "application/json"), "a longer value is another")
+        #expect(!headers.value(of: "content-type", is: "application/jso"), "so is a shorter one")
+        #expect(!headers.value(of: "content-type", is: "Application/JSON"), "values compare exactly")
+        #expect(!headers.value(of: "x-absent", is: ""))
     }
 
     /// The segments are those of splitting the path's string on `/`, empty ones left out.
