@@ -375,6 +375,9 @@ struct framing_scan {
        line broke the layout (NUL, fold, bare LF). `next` is NULL when the head is not known. */
     const char *next, *end;
     int bad_line;
+    /* The Content-Length's value (the last one's): -1 when there is none or it is not digits;
+       past INT64_MAX it stays at INT64_MAX (too large either way). */
+    int64_t content_length;
 };
 
 /* RFC 9110 tchar: a visible ASCII character other than a separator. A table, read once a byte
@@ -435,6 +438,16 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
     /* Compared only when the length can match: most headers are none of these. */
     if (length == 14 && equals_ignoring_case(key, "Content-Length")) {
         scan->content_lengths++;
+        scan->content_length = -1;
+        if (value != NULL && value_length > 0) {
+            int64_t declared = 0;
+            size_t i = 0;
+            for (; i < value_length && value[i] >= '0' && value[i] <= '9'; i++) {
+                int64_t digit = value[i] - '0';
+                declared = declared > (INT64_MAX - digit) / 10 ? INT64_MAX : declared * 10 + digit;
+            }
+            if (i == value_length) scan->content_length = declared;
+        }
     } else if (length == 17 && equals_ignoring_case(key, "Transfer-Encoding")) {
         scan->transfer_encodings++;
         if (value == NULL || !equals_ignoring_case(value, "chunked")) scan->bad_coding = 1;
@@ -446,8 +459,9 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version) {
+int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version, int64_t *content_length) {
     struct framing_scan scan = {0};
+    scan.content_length = -1;
     const union MHD_ConnectionInfo *size = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     if (method != NULL && version != NULL && size != NULL && size->header_size > 0) {
         scan.end = method + size->header_size;
@@ -456,6 +470,7 @@ int bd_framing_problem(struct MHD_Connection *connection, const char *method, co
         scan.next = line_end + 2;
     }
     MHD_get_connection_values(connection, MHD_HEADER_KIND, scan_header, &scan);
+    *content_length = scan.content_length;
     /* After the last header, the empty line that ends the head, and nothing else. */
     if (scan.next != NULL && !scan.bad_line && !(crlf_at(scan.next, scan.end) && scan.next + 2 == scan.end)) scan.bad_line = 1;
     if (scan.bad_name) return BD_FRAMING_HEADER_NAME;
@@ -582,12 +597,16 @@ static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind, const cha
     if (key == NULL) return MHD_YES;
     if (value == NULL) value = "";
     size_t key_length = strlen(key), value_length = strlen(value);
-    size_t needed = key_length + 1 + value_length + 1;
+    /* Each header as its two lengths, then its name (lower-cased) and its value: a lookup steps
+       from one header to the next by its lengths, without searching for their ends. */
+    size_t needed = 2 * sizeof(uint32_t) + key_length + value_length;
     if (copy->out != NULL && copy->used + needed <= copy->capacity) {
         char *p = copy->out + copy->used;
+        uint32_t lengths[2] = {(uint32_t)key_length, (uint32_t)value_length};
+        memcpy(p, lengths, sizeof lengths);
+        p += sizeof lengths;
         for (size_t i = 0; i < key_length; i++) p[i] = (key[i] >= 'A' && key[i] <= 'Z') ? (char)(key[i] | 0x20) : key[i];
-        p[key_length] = '\0';
-        memcpy(p + key_length + 1, value, value_length + 1);
+        memcpy(p + key_length, value, value_length);
     }
     copy->used += needed;
     return MHD_YES;

@@ -157,11 +157,13 @@ private func uriRefusal(_ marker: UnsafeMutableRawPointer, server: HTTPServer) -
     }
 }
 
-/// The error for a request whose framing a careful server refuses (SPEC §6), or nil.
+/// The error for a request whose framing a careful server refuses (SPEC §6), or nil;
+/// `declaredLength` is set to its Content-Length, or -1 when it declares none (read in the
+/// same walk over the headers).
 private func framingRefusal(
-    _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?
+    _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, declaredLength: inout Int64
 ) -> HTTPError? {
-    let problem = bd_framing_problem(connection, method, version)
+    let problem = bd_framing_problem(connection, method, version, &declaredLength)
     let message: String
     switch Int(problem) {
     case Int(BD_FRAMING_OK): return nil
@@ -190,8 +192,9 @@ let accessHandler: MHD_AccessHandlerCallback = {
         let context = RequestContext(start: server.clock.monotonic())
         context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        var declaredLength: Int64 = -1
         if let refusal = server.connectionRefusal(connection) ?? marker.map({ uriRefusal($0, server: server) })
-            ?? framingRefusal(connection, method, version)
+            ?? framingRefusal(connection, method, version, declaredLength: &declaredLength)
         {
             var response = refusal.response
             response.headers.append(("Connection", "close"))
@@ -199,9 +202,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
                 response, route: String(refusal.status), method: method.map { String(cString: $0) } ?? "",
                 path: url.map { String(cString: $0) } ?? "", context: context, connection: connection, server: server)
         }
-        if let length = lookup(connection, .HEADER_KIND, "Content-Length"), let declared = UInt64(length),
-            declared > UInt64(limit)
-        {
+        if declaredLength > Int64(limit) {
             return answer(
                 HTTPError.payloadTooLarge(limit: limit).response, route: "413",
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",

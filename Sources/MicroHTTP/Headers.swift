@@ -2,21 +2,24 @@ import CMicroHTTPD
 import CMicroHTTPDShims
 import Platform
 
-/// A request's headers, names lower-cased, kept as libmicrohttpd's bytes (`name\0value\0` for
-/// each, in arrival order) and made strings only when a handler asks for one. A request reads
-/// three or four of them (host, origin, authorization, content type), so a search of a few
-/// hundred bytes costs less than the dictionary of strings it replaces cost every press.
+/// A request's headers, names lower-cased, kept as libmicrohttpd's bytes in arrival order (each
+/// as its name's and its value's lengths, two `UInt32`s, then the name and the value: the
+/// layout `bd_request_headers` writes) and made strings only when a handler asks for one. A
+/// request reads three or four of them (host, origin, authorization, content type), so a walk
+/// over a few hundred bytes costs less than the dictionary of strings it replaces cost every
+/// press, and the lengths let it step from header to header without searching for ends.
 public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
     private let bytes: [UInt8]
+    /// Where a header's name starts after its lengths.
+    private static let lengthsSize = 2 * MemoryLayout<UInt32>.size
 
     /// `headers` as if they had arrived in that order; names are lower-cased.
     public init(dictionaryLiteral headers: (String, String)...) {
         var bytes: [UInt8] = []
         for (name, value) in headers {
+            withUnsafeBytes(of: (UInt32(name.utf8.count), UInt32(value.utf8.count))) { bytes += $0 }
             bytes += name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
-            bytes.append(0)
             bytes += value.utf8
-            bytes.append(0)
         }
         self.bytes = bytes
     }
@@ -41,10 +44,34 @@ public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
         bytes = larger
     }
 
+    /// Calls `body` with each header's name and value in `bytes` (the layout above), in
+    /// arrival order.
+    private static func forEach(
+        in bytes: UnsafeBufferPointer<UInt8>, _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        guard let base = bytes.baseAddress else { return }
+        var index = 0
+        while index + lengthsSize <= bytes.count {
+            let raw = UnsafeRawPointer(base + index)
+            let nameCount = Int(raw.loadUnaligned(as: UInt32.self))
+            let valueCount = Int(raw.loadUnaligned(fromByteOffset: MemoryLayout<UInt32>.size, as: UInt32.self))
+            let name = index + lengthsSize
+            let value = name + nameCount
+            index = value + valueCount
+            guard index <= bytes.count else { return }
+            body(UnsafeBufferPointer(start: base + name, count: nameCount), UnsafeBufferPointer(start: base + value, count: valueCount))
+        }
+    }
+
     /// Every header in arrival order (names lower-cased), a repeated one each time it came.
     public var all: [(name: String, value: String)] {
-        let parts = bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
-        return stride(from: 0, to: parts.count - 1, by: 2).map { (parts[$0], parts[$0 + 1]) }
+        var all: [(name: String, value: String)] = []
+        bytes.withUnsafeBufferPointer { bytes in
+            Self.forEach(in: bytes) { name, value in
+                all.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            }
+        }
+        return all
     }
 
     /// The value of header `name` (lower case); of the last one when it came more than once.
@@ -66,22 +93,16 @@ public struct Headers: Sendable, ExpressibleByDictionaryLiteral {
     private func withValue<R>(of name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
         var name = name
         return name.withUTF8 { name in
-            bytes.withUnsafeBufferPointer { bytes -> R in
-                guard let start = bytes.baseAddress else { return body(nil) }
-                // Every name and every value ends with a 0, which memchr finds a word at a time.
-                let base = UnsafeRawPointer(start)
-                func end(from offset: Int) -> Int { UnsafeRawPointer(memchr(base + offset, 0, bytes.count - offset)!) - base }
-                var found: Range<Int>?
-                var index = 0
-                while index < bytes.count {
-                    let nameEnd = end(from: index)
-                    let valueEnd = end(from: nameEnd + 1)
-                    if nameEnd - index == name.count && (name.isEmpty || memcmp(base + index, name.baseAddress!, name.count) == 0) {
-                        found = nameEnd + 1..<valueEnd
+            bytes.withUnsafeBufferPointer { bytes in
+                var found: UnsafeBufferPointer<UInt8>?
+                Self.forEach(in: bytes) { candidate, value in
+                    if candidate.count == name.count
+                        && (name.isEmpty || memcmp(candidate.baseAddress!, name.baseAddress!, name.count) == 0)
+                    {
+                        found = value
                     }
-                    index = valueEnd + 1
                 }
-                return body(found.map { UnsafeBufferPointer(rebasing: bytes[$0]) })
+                return body(found)
             }
         }
     }

@@ -150,6 +150,26 @@ struct ServerTests {
         #expect(try live.client.get("/hello").status == 200)
     }
 
+    /// A declared Content-Length (read in the framing check's walk over the headers) decides
+    /// before any of the body is read: past the limit, even past Int64, it is refused at once
+    /// with nothing sent; a body of exactly the limit is read whole.
+    @Test func aDeclaredLengthOverTheLimitIsRefusedBeforeItsBody() throws {
+        let live = try LiveServer()
+        let limit = live.server.configuration.maxBodyBytes
+        for declared in [String(limit + 1), "1000000000", "9223372036854775808"] {
+            let connection = try RawConnection(port: live.server.port, timeoutSeconds: 5)
+            try connection.write(
+                Array("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(declared)\r\n\r\n".utf8))
+            let reply = try connection.readReply()
+            #expect(reply.status == 413, "Content-Length: \(declared)")
+            #expect(reply.errorCode == "payload_too_large", "Content-Length: \(declared)")
+        }
+        let payload = String(repeating: "x", count: limit - 2)
+        let whole = try live.client.request("POST", "/echo", json: "\"\(payload)\"")
+        #expect(whole.status == 200)
+        #expect(whole.json["size"] == .int(Int64(limit)))
+    }
+
     @Test func staticFiles() throws {
         let live = try LiveServer()
         let index = try live.client.get("/")

@@ -79,11 +79,13 @@ enum {
     BD_FRAMING_TWO_ORIGINS,        /* more than one Origin */
 };
 /// `method` and `version` are the access handler's: pointers into libmicrohttpd's read buffer,
-/// where the head's layout is checked (see shims.c).
-int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version);
+/// where the head's layout is checked (see shims.c). `content_length` is set to the declared
+/// Content-Length (INT64_MAX past it), or -1 when none is declared in digits.
+int bd_framing_problem(struct MHD_Connection *connection, const char *method, const char *version, int64_t *content_length);
 
-/// The request's headers as "name\0value\0" for each, names lower-cased (ASCII), in the
-/// order they arrived, written to out when they fit in capacity. Returns the bytes they take
+/// The request's headers, in the order they arrived, each as its name's and its value's lengths
+/// (two native uint32_t) then its name (lower-cased, ASCII) and its value, written to out when
+/// they fit in capacity. Returns the bytes they take
 /// (call with capacity 0 to learn it).
 size_t bd_request_headers(struct MHD_Connection *connection, void *out, size_t capacity);
 
