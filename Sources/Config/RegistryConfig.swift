@@ -176,7 +176,7 @@ extension RegistryConfig {
         }
         logger.log(.info, dryRun ? "config planned" : "config applied") { line in
             line.field("source", source)
-            for (key, value) in result.0.counts { line.field(key, value) }
+            for (key, value) in result.0.counts { line.field(named: key, value) }
         }
         return result
     }

@@ -8,7 +8,7 @@ extension LogLine {
 
     /// Adds ` key=12.034` (`micros` as milliseconds, as `milliseconds(micros:)` writes them), or
     /// `,"key":"12.034"` in JSON, without making a string of them first.
-    public mutating func field(_ key: String, milliseconds micros: Int) {
+    public mutating func field(_ key: StaticString, milliseconds micros: Int) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxMillisecondsLength) { text in
             let length = Self.writeMilliseconds(micros: micros, into: text)
             field(key, plain: UnsafeBufferPointer(rebasing: text[..<length]))
@@ -16,7 +16,7 @@ extension LogLine {
     }
 
     /// Adds ` key=200` (a decimal integer), or `,"key":"200"` in JSON, without a string.
-    public mutating func field(_ key: String, integer value: Int) {
+    public mutating func field(_ key: StaticString, integer value: Int) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
             var length = 0
             var magnitude = value.magnitude

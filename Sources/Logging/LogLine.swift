@@ -22,48 +22,33 @@ public struct LogLine: ~Copyable {
         self.format = format
         switch format {
         case .logfmt:
-            put("ts=")
+            put("ts=" as StaticString)
             lineTime.append(time, to: &self)
-            put(" level=")
-            put(level.rawValue)
-            put(" msg=")
+            put(" level=" as StaticString)
+            put(level.text)
+            put(" msg=" as StaticString)
             putQuoted(message)
         case .json:
-            put(#"{"ts":""#)
+            put(#"{"ts":""# as StaticString)
             lineTime.append(time, to: &self)
-            put(#"","level":""#)
-            put(level.rawValue)
-            put(#"","msg":"#)
+            put(#"","level":""# as StaticString)
+            put(level.text)
+            put(#"","msg":"# as StaticString)
             putJSONString(message)
         }
     }
 
     deinit { if owned { start.deallocate() } }
 
-    /// Adds ` key=value` (the value quoted when it must be), or `,"key":"value"` in JSON.
-    public mutating func field(_ key: String, _ value: String) {
+    /// Adds ` key=value` (the value quoted when it must be), or `,"key":"value"` in JSON. `key`
+    /// is written as it is: a name of letters, digits and `_` (every field a request's line has).
+    public mutating func field(_ key: StaticString, _ value: String) {
         putKey(key)
-        switch format {
-        case .logfmt: putQuoted(value)
-        case .json: putJSONString(value)
-        }
+        putValue(value)
     }
 
-    /// A field whose value is printable ASCII that needs no quotes nor escapes (a number's digits).
-    mutating func field(_ key: String, plain value: UnsafeBufferPointer<UInt8>) {
-        putKey(key)
-        switch format {
-        case .logfmt:
-            put(value)
-        case .json:
-            put(UInt8(ascii: "\""))
-            put(value)
-            put(UInt8(ascii: "\""))
-        }
-    }
-
-    /// What comes before a field's value: ` key=`, or `,"key":` in JSON.
-    private mutating func putKey(_ key: String) {
+    /// `field`, for a key made at run time (quoted when it must be, escaped in JSON).
+    public mutating func field(named key: String, _ value: String) {
         switch format {
         case .logfmt:
             put(UInt8(ascii: " "))
@@ -73,6 +58,42 @@ public struct LogLine: ~Copyable {
             put(UInt8(ascii: ","))
             putJSONString(key)
             put(UInt8(ascii: ":"))
+        }
+        putValue(value)
+    }
+
+    private mutating func putValue(_ value: String) {
+        switch format {
+        case .logfmt: putQuoted(value)
+        case .json: putJSONString(value)
+        }
+    }
+
+    /// A field whose value is printable ASCII that needs no quotes nor escapes (a number's digits).
+    mutating func field(_ key: StaticString, plain value: UnsafeBufferPointer<UInt8>) {
+        putKey(key)
+        switch format {
+        case .logfmt:
+            put(value)
+        case .json:
+            put(UInt8(ascii: "\""))
+            put(value)
+            put(UInt8(ascii: "\""))
+        }
+    }
+
+    /// What comes before a field's value: ` key=`, or `,"key":` in JSON. Its bytes are copied
+    /// from the binary's constant (a `String` key was looked at through its UTF-8 view).
+    private mutating func putKey(_ key: StaticString) {
+        switch format {
+        case .logfmt:
+            put(UInt8(ascii: " "))
+            put(key)
+            put(UInt8(ascii: "="))
+        case .json:
+            put(#",""# as StaticString)
+            put(key)
+            put(#"":"# as StaticString)
         }
     }
 
@@ -110,6 +131,9 @@ public struct LogLine: ~Copyable {
 
     /// `text`'s bytes, as they are.
     mutating func put(_ text: String) { text.withUTF8Bytes { put($0) } }
+
+    /// A constant's bytes, as they are.
+    mutating func put(_ text: StaticString) { put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
 
     /// `Logger.quote(value)`'s bytes: printable ASCII (nearly every value) is checked and
     /// copied in one pass over its bytes.

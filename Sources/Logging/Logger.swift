@@ -13,6 +13,15 @@ public struct Logger: Sendable {
             }
         }
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+        /// `rawValue`, as the constant a line copies.
+        var text: StaticString {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warn: "warn"
+            case .error: "error"
+            }
+        }
     }
 
     public enum Format: String, Sendable, CaseIterable {
@@ -40,7 +49,7 @@ public struct Logger: Sendable {
         gathered: Bool = false
     ) {
         log(level, message, force: force, gathered: gathered) { line in
-            for (key, value) in fields() { line.field(key, value) }
+            for (key, value) in fields() { line.field(named: key, value) }
         }
     }
 
