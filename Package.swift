@@ -9,6 +9,11 @@ let strict: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
+/// The modules a press runs through on the HTTP workers also offer their bodies to the modules
+/// that call them (full cross-module optimization), so small functions across a module
+/// boundary are inlined and generic ones specialized.
+let inlinable: [SwiftSetting] = strict + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "buttond",
     platforms: [.macOS(.v15)],
@@ -35,13 +40,13 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "COSC", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .target(name: "Platform", swiftSettings: strict),
-        .target(name: "JSON", swiftSettings: strict),
-        .target(name: "Logging", dependencies: ["Platform", "ThreadSupport"], swiftSettings: strict),
+        .target(name: "Platform", swiftSettings: inlinable),
+        .target(name: "JSON", swiftSettings: inlinable),
+        .target(name: "Logging", dependencies: ["Platform", "ThreadSupport"], swiftSettings: inlinable),
         .target(
             name: "MicroHTTP",
             dependencies: ["Platform", "CMicroHTTPD", "CMicroHTTPDShims", "JSON", "ThreadSupport"],
-            swiftSettings: strict
+            swiftSettings: inlinable
         ),
         // Pure: the gesture machines and the events' JSON (JSON, and Platform's ISO-8601 `at`), no clock read, no I/O.
         .target(name: "ButtonEngine", dependencies: ["Platform", "JSON"], swiftSettings: strict),
@@ -52,7 +57,7 @@ let package = Package(
             dependencies: ["Platform", "CSQLite", "ThreadSupport", "ButtonEngine", "JSON", "Outbox"],
             swiftSettings: strict
         ),
-        .target(name: "ThreadSupport", dependencies: ["Platform", "CProcessShims"], swiftSettings: strict),
+        .target(name: "ThreadSupport", dependencies: ["Platform", "CProcessShims"], swiftSettings: inlinable),
         .target(name: "CProcessShims", cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "Delivery",

@@ -34,6 +34,9 @@ public final class HTTPServer: Sendable {
     /// The connections of each daemon started (requests under way are counted from them).
     private let watchGroups = Locked<[WatchGroup]>([])
 
+    // Not specialized in the module that calls it (it runs once): Swift 6.3.1's copy
+    // propagation crashed on its specialization under cross-module optimization.
+    @_optimize(none)
     public init(
         configuration: ServerConfiguration, clock: Clock, router: some RequestRouting, streams: StreamHub? = nil,
         onRequest: (@Sendable (RequestRecord) -> Void)? = nil,
