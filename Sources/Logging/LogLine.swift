@@ -47,18 +47,10 @@ public struct LogLine: ~Copyable {
         putValue(value)
     }
 
-    /// `field`, for a key made at run time (quoted when it must be, escaped in JSON).
+    /// `field`, for a key made at run time (escaped in JSON, as a value is).
     public mutating func field(named key: String, _ value: String) {
-        switch format {
-        case .logfmt:
-            put(UInt8(ascii: " "))
-            put(key)
-            put(UInt8(ascii: "="))
-        case .json:
-            put(UInt8(ascii: ","))
-            putJSONString(key)
-            put(UInt8(ascii: ":"))
-        }
+        let escaped = format == .json ? Logger.jsonString(key) : nil
+        key.withUTF8Bytes { putKey($0, escaped: escaped) }
         putValue(value)
     }
 
@@ -82,18 +74,29 @@ public struct LogLine: ~Copyable {
         }
     }
 
-    /// What comes before a field's value: ` key=`, or `,"key":` in JSON. Its bytes are copied
-    /// from the binary's constant (a `String` key was looked at through its UTF-8 view).
+    /// What comes before a field's value: ` key=`, or `,"key":` in JSON. A constant key's bytes
+    /// are copied from the binary (a `String` key was looked at through its UTF-8 view).
     private mutating func putKey(_ key: StaticString) {
+        putKey(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), escaped: nil)
+    }
+
+    /// ` key=`, or `,"key":` in JSON (`escaped`, when given, is the key as a JSON string).
+    private mutating func putKey(_ key: UnsafeBufferPointer<UInt8>, escaped: String?) {
         switch format {
         case .logfmt:
             put(UInt8(ascii: " "))
             put(key)
             put(UInt8(ascii: "="))
         case .json:
-            put(#",""# as StaticString)
-            put(key)
-            put(#"":"# as StaticString)
+            put(UInt8(ascii: ","))
+            if let escaped {
+                put(escaped)
+            } else {
+                put(UInt8(ascii: "\""))
+                put(key)
+                put(UInt8(ascii: "\""))
+            }
+            put(UInt8(ascii: ":"))
         }
     }
 

@@ -84,6 +84,19 @@ import Testing
         }
     }
 
+    /// A key made at run time (`field(named:)`) is written as a constant key is in logfmt, and
+    /// escaped as a JSON string in JSON, so a key with a quote cannot break the line's JSON.
+    @Test func keysMadeAtRunTimeAreWrittenAsConstantOnesAre() {
+        for key in ["k", "a_b", #"q"k"#, "back\\slash"] {
+            let logfmt = Self.line { $0.field(named: key, "v") }
+            #expect(logfmt == "ts=1970-01-01T00:00:00.000Z level=info msg=m \(key)=v\n", "\(key)")
+            let json = Self.line(.json) { $0.field(named: key, "v") }
+            #expect(json == #"{"ts":"1970-01-01T00:00:00.000Z","level":"info","msg":"m","# + Logger.jsonString(key) + #":"v"}"# + "\n", "\(key)")
+        }
+        #expect(Self.line { $0.field(named: "k", "v") } == Self.line { $0.field("k", "v") })
+        #expect(Self.line(.json) { $0.field(named: "k", "v") } == Self.line(.json) { $0.field("k", "v") })
+    }
+
     /// Request lines gathered for a later write still come out in order: before a line written
     /// at once that follows them, and on their own once the gathering thread writes them.
     @Test func gatheredLinesKeepTheirOrder() {
