@@ -26,6 +26,17 @@ final class RequestContext {
     init(start: Double) { self.start = start }
 }
 
+/// The request's method as a string: a constant for the methods the API has (no UTF-8 check,
+/// no copy), any other copied.
+private func methodString(_ method: UnsafePointer<CChar>?) -> String {
+    guard let method else { return "" }
+    if strcmp(method, "POST") == 0 { return "POST" }
+    if strcmp(method, "GET") == 0 { return "GET" }
+    if strcmp(method, "PUT") == 0 { return "PUT" }
+    if strcmp(method, "DELETE") == 0 { return "DELETE" }
+    return String(cString: method)
+}
+
 private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: String) -> String? {
     guard let value = MHD_lookup_connection_value(connection, kind, key) else { return nil }
     return String(cString: value)
@@ -199,13 +210,13 @@ let accessHandler: MHD_AccessHandlerCallback = {
             var response = refusal.response
             response.headers.append(("Connection", "close"))
             return answer(
-                response, route: String(refusal.status), method: method.map { String(cString: $0) } ?? "",
+                response, route: String(refusal.status), method: methodString(method),
                 path: url.map { String(cString: $0) } ?? "", context: context, connection: connection, server: server)
         }
         if declaredLength > Int64(limit) {
             return answer(
                 HTTPError.payloadTooLarge(limit: limit).response, route: "413",
-                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+                method: methodString(method), path: url.map { String(cString: $0) } ?? "",
                 context: context, connection: connection, server: server)
         }
         return .YES
@@ -230,7 +241,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
                 uploadDataSize.pointee = 0
                 return answer(
                     HTTPError.payloadTooLarge(limit: limit).response, route: "413",
-                    method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+                    method: methodString(method), path: url.map { String(cString: $0) } ?? "",
                     context: context, connection: connection, server: server)
             }
         } else if let uploadData {
@@ -248,7 +259,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
         return .YES
     }
 
-    let methodName = method.map { String(cString: $0) } ?? ""
+    let methodName = methodString(method)
     let path = url.map { String(cString: $0) } ?? "/"
     if context.tooLarge {
         return answer(
