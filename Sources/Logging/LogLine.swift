@@ -76,9 +76,7 @@ public struct LogLine: ~Copyable {
 
     /// What comes before a field's value: ` key=`, or `,"key":` in JSON. A constant key's bytes
     /// are copied from the binary (a `String` key was looked at through its UTF-8 view).
-    private mutating func putKey(_ key: StaticString) {
-        putKey(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), escaped: nil)
-    }
+    private mutating func putKey(_ key: StaticString) { putKey(Self.bytes(of: key), escaped: nil) }
 
     /// ` key=`, or `,"key":` in JSON (`escaped`, when given, is the key as a JSON string).
     private mutating func putKey(_ key: UnsafeBufferPointer<UInt8>, escaped: String?) {
@@ -136,7 +134,12 @@ public struct LogLine: ~Copyable {
     mutating func put(_ text: String) { text.withUTF8Bytes { put($0) } }
 
     /// A constant's bytes, as they are.
-    mutating func put(_ text: StaticString) { put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+    mutating func put(_ text: StaticString) { put(Self.bytes(of: text)) }
+
+    /// A constant's UTF-8, where the binary holds it.
+    private static func bytes(of text: StaticString) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
 
     /// `Logger.quote(value)`'s bytes: printable ASCII (nearly every value) is checked and
     /// copied in one pass over its bytes.
