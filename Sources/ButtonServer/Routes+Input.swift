@@ -22,7 +22,7 @@ extension API {
         return bytes
     }
 
-    static func eventsResponse(_ events: [ControlEvent]) -> Response {
+    static func eventsResponse(_ events: some Swift.Collection<ControlEvent>) -> Response {
         // A lazy view: no array of the events' JSON arrays made for one pass over them.
         .json(bytes: eventsBody(events.lazy.map(\.json)))
     }

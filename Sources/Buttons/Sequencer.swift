@@ -15,7 +15,9 @@ import ThreadSupport
 /// commit and the next, and that is the group commit. If the store refuses a batch nothing of
 /// it happened: its callers get 503, and no seq number is used.
 package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `lock`; `state` is the sequencer thread's (before `start`, the loading thread's)
-    package typealias Reply = @Sendable (Result<[ControlEvent], ButtonsError>) -> Void
+    /// A caller's answer: its own events, a slice of the batch's (no array made for each
+    /// caller, its events retained again), or why it was refused.
+    package typealias Reply = @Sendable (Result<ArraySlice<ControlEvent>, ButtonsError>) -> Void
 
     /// The one lock request threads share with the sequencer's thread, and where it sleeps.
     private let lock = Condition()
@@ -198,7 +200,7 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         dispatcher.added(batch.deliveries)
         publisher.publish(batch.events)
         let events = batch.events
-        grouping.together { for answer in batch.answers { answer.reply(.success(Array(events[answer.events]))) } }
+        grouping.together { for answer in batch.answers { answer.reply(.success(events[answer.events])) } }
         observer.committed(batch.events, states: states, answers: batch.answers.count)
         return true
     }

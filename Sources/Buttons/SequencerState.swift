@@ -90,11 +90,13 @@ package struct SequencerState {
 
     /// One turn: the timers due at `now` first (a timer's events are committed ahead of the
     /// input that follows it), then `submissions` in order.
-    package mutating func turn(_ submissions: some Sequence<Submission>, now: Int64) -> Batch {
+    package mutating func turn(_ submissions: [Submission], now: Int64) -> Batch {
         var batch = Batch(firstSeq: nextSeq, timestamps: timestamps)
         batch.reserve(events: lastSize.events, answers: lastSize.answers, buttons: lastSize.buttons)
         fireDueTimers(into: &batch, now: now)
-        for submission in submissions { apply(submission, to: &batch, now: now) }
+        // By index: each submission is read where it lies (iterating copied it whole, its
+        // command's strings and its reply retained and released again).
+        for index in submissions.indices { apply(submissions[index], to: &batch, now: now) }
         timestamps = batch.timestamps
         lastSize = (batch.events.count, batch.answers.count, batch.buttons.count)
         return batch
@@ -166,15 +168,14 @@ package struct SequencerState {
     private mutating func apply(_ submission: Submission, to batch: inout Batch, now: Int64) {
         let mark = batch.events.count
         do throws(ButtonsError) {
-            let command = submission.command
-            try checkFuture(command, now: now)
-            let applied = try machines(after: command, in: batch, now: now)
+            try checkFuture(submission.command, now: now)
+            let applied = try machines(after: submission.command, in: batch, now: now)
             for run in applied.gestures {
                 batch.append(run.gestures, of: run.source, idPrefix: environment.idPrefix, by: submission.sender)
             }
             let range = mark..<batch.events.count
             let rows = range.isEmpty ? [] : environment.deliveries(batch.events[range], now)
-            if !rows.isEmpty && command.mayWaitForQueue {
+            if !rows.isEmpty && submission.command.mayWaitForQueue {
                 let depth = environment.queueDepth()
                 if depth + batch.deliveries.count + rows.count > environment.maxQueue {
                     batch.dropEvents(after: mark)

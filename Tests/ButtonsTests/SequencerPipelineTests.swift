@@ -34,7 +34,7 @@ struct SequencerPipelineTests {
         for (index, command) in commands.enumerated() {
             if index > 0 && spacing > 0 { usleep(UInt32(spacing)) }
             sequencer.submit(command) { result in
-                answers.withLock { $0[index] = result }
+                answers.withLock { $0[index] = result.map(Array.init) }
                 done.signal()
             }
         }

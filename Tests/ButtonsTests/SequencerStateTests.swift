@@ -60,14 +60,14 @@ struct SequencerStateTests {
 
         func submissions(_ commands: [Command]) -> [SequencerState.Submission] {
             commands.enumerated().map { index, command in
-                SequencerState.Submission(command) { [self] result in answers[index] = result }
+                SequencerState.Submission(command) { [self] result in answers[index] = result.map(Array.init) }
             }
         }
 
         /// Answers the batch's callers as the sequencer's thread does after a commit.
         func answer(_ batch: Batch) {
             for refusal in batch.refusals { refusal.reply(.failure(refusal.error)) }
-            for answer in batch.answers { answer.reply(.success(Array(batch.events[answer.events]))) }
+            for answer in batch.answers { answer.reply(.success(batch.events[answer.events])) }
         }
 
         func types(_ index: Int) -> [String] { ((try? answers[index]?.get()) ?? []).map(\.type.rawValue) }

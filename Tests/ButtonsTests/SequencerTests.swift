@@ -68,7 +68,7 @@ struct SequencerTests {
             let done = DispatchSemaphore(value: 0)
             for (index, command) in commands.enumerated() {
                 sequencer.submit(command) { result in
-                    answers.withLock { $0[index] = result }
+                    answers.withLock { $0[index] = result.map(Array.init) }
                     done.signal()
                 }
             }
@@ -220,7 +220,7 @@ struct SequencerTests {
                 for k in 0..<presses {
                     let result = Mutex<Result<[ControlEvent], ButtonsError>?>(nil)
                     f.sequencer.submit(.press(button: "c\(i)", down: Input(.down, t: Int64(1000 + k * 100)), holdMs: 0)) { answer in
-                        result.withLock { $0 = answer }
+                        result.withLock { $0 = answer.map(Array.init) }
                         reply.signal()
                     }
                     reply.wait()
