@@ -54,9 +54,14 @@ package struct Inbox {
     }
 
     /// Whether the thread should wait a moment before it takes what is queued: under load,
-    /// with fewer than `lingerBelow` queued and no stop asked. Submits meanwhile do not wake
-    /// it (it is not sleeping): the wait is the whole `lingerSeconds`.
-    package var shouldLinger: Bool { busy && work.count < Self.lingerBelow && !stopping }
+    /// with fewer than `lingerBelow` queued, no stop asked and no timer due within the wait
+    /// (`nextTimerIn`, milliseconds from now: a timer waits behind no sleep, and under load a
+    /// thread that sleeps even 0.2 ms may get its core back milliseconds late). Submits
+    /// meanwhile do not wake it (it is not sleeping): the wait is the whole `lingerSeconds`.
+    package func shouldLinger(nextTimerIn: Double?) -> Bool {
+        guard busy && work.count < Self.lingerBelow && !stopping else { return false }
+        return nextTimerIn.map { $0 > Self.lingerSeconds * 1000 } ?? true
+    }
 
     /// Everything queued, in order; the queue is left empty (with room for as much again).
     package mutating func take() -> [Work] {

@@ -133,7 +133,8 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         defer { lock.unlock() }
         while true {
             if !inbox.isEmpty {
-                if inbox.shouldLinger { lock.wait(seconds: Inbox.lingerSeconds) }
+                let nextTimerIn = state.nextDeadline.map { Double($0) - clock.precise() }
+                if inbox.shouldLinger(nextTimerIn: nextTimerIn) { lock.wait(seconds: Inbox.lingerSeconds) }
                 return inbox.take()
             }
             if inbox.stopping { return nil }
