@@ -54,6 +54,7 @@ gcc -O2 -pthread -o "$TOOLS/durable_press" bench/baseline/durable_press.c $MHD_F
 # shellcheck disable=SC2086
 gcc -O2 -pthread -o "$TOOLS/sink" bench/tools/sink.c $MHD_FLAGS
 gcc -O2 -o "$TOOLS/sse_clients" bench/tools/sse_clients.c
+gcc -O2 -pthread -o "$TOOLS/timer_probe" bench/baseline/timer_probe.c
 gcc -O2 -o "$TOOLS/osc_send" bench/tools/osc_send.c
 gcc -O2 -o "$TOOLS/osc_sink" bench/tools/osc_sink.c
 
