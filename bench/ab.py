@@ -21,7 +21,7 @@ import tempfile
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import ROOT, Buttond, CTool, must, wrk  # noqa: E402
+from common import ROOT, Buttond, CTool, default_threads, must, wrk  # noqa: E402
 
 TOOLS = os.path.join(ROOT, ".build", "bench")
 
@@ -63,8 +63,9 @@ def press(args, work):
     # The C program writes into a database buttond made, with its 64 buttons.
     first = server(args.binaries[0], "c-data", work)
     first.stop()
-    c = CTool(os.path.join(TOOLS, "durable_press"), os.path.join(first.data_dir, "buttond.sqlite3"), "4")
-    raw = CTool(os.path.join(TOOLS, "mhd_baseline"), "4")
+    # The baselines at serve's default thread count, which each binary runs with.
+    c = CTool(os.path.join(TOOLS, "durable_press"), os.path.join(first.data_dir, "buttond.sqlite3"), str(default_threads()))
+    raw = CTool(os.path.join(TOOLS, "mhd_baseline"), str(default_threads()))
     servers = [server(spec, f"s{k}", work) for k, spec in enumerate(args.binaries)]
     loads = [("raw", raw.port, raw.proc.pid), ("C", c.port, c.proc.pid)]
     loads += [(f"b{k}", s.port, s.pid) for k, s in enumerate(servers)]
@@ -100,7 +101,7 @@ def press(args, work):
 
 def hook(args, work):
     sink = CTool(os.path.join(TOOLS, "sink"))
-    raw = CTool(os.path.join(TOOLS, "mhd_baseline"), "4")
+    raw = CTool(os.path.join(TOOLS, "mhd_baseline"), str(default_threads()))
     servers = [server(spec, f"s{k}", work, f"http://127.0.0.1:{sink.port}/hook") for k, spec in enumerate(args.binaries)]
     try:
         for s in servers:

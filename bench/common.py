@@ -29,6 +29,12 @@ LUA = os.path.join(BENCH, "lua")
 _procs = []
 
 
+def default_threads():
+    """`serve`'s default `--threads` (ServerConfiguration.defaultThreads): one a usable CPU, at
+    least 2, at most 64. The baselines get as many, so they keep buttond's thread mode."""
+    return min(64, max(2, len(os.sched_getaffinity(0))))
+
+
 def spawn(cmd, **kw):
     p = subprocess.Popen(cmd, **kw)
     _procs.append(p)

@@ -180,7 +180,8 @@ def main():
     ap.add_argument("--tools", default=os.path.join(ROOT, ".build/bench"))
     ap.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_DURATION", "10")),
                     help="seconds of each measured wrk run (default 10)")
-    ap.add_argument("--threads", type=int, default=4, help="HTTP worker threads for buttond and the baseline")
+    ap.add_argument("--threads", type=int, default=default_threads(),
+                    help="HTTP worker threads for buttond and the baselines (default: serve's own, one a CPU, at least 2)")
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""), help="e.g. 1,7 (default all)")
     ap.add_argument("--buttons", type=int, default=100000, help="scenario 4's registry size")
     ap.add_argument("--sse-clients", type=int, default=200)

@@ -141,7 +141,7 @@ extension ServeOptions {
         Setting(flag: "delivery-concurrency", help: "deliveries sent at once (default 16)") { o, v throws(UsageError) in
             o.deliveryConcurrency = try int("delivery-concurrency", v, 1...1024)
         },
-        Setting(flag: "threads", help: "HTTP worker threads (default 4)") { o, v throws(UsageError) in
+        Setting(flag: "threads", help: "HTTP worker threads (default one a usable CPU, at least 2, at most 64)") { o, v throws(UsageError) in
             o.http.threads = try int("threads", v, 1...256)
         },
         Setting(flag: "max-connections", help: "open connections at most; more are answered 503 (default 1000)") { o, v throws(UsageError) in

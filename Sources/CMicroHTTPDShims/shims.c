@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -661,6 +662,17 @@ int bd_peer_closed(int fd) {
     struct pollfd p = {.fd = fd, .events = POLLRDHUP, .revents = 0};
     if (poll(&p, 1, 0) <= 0) return 0;
     return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+int bd_usable_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int count = CPU_COUNT(&set);
+        if (count > 0) return count;
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
 }
 
 int bd_connection_is_plain(struct MHD_Connection *connection) {

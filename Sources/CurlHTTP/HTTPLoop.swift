@@ -27,17 +27,20 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
     private var shared = Shared()
     private var active: [UnsafeMutableRawPointer: (Transfer, Completion)] = [:]
     private let name: String
+    private let nice: Int32
     private let plain: PlainHTTP
     /// Idle easy handles kept for reuse at most.
     static let idleLimit = 64
 
     /// `connections`: how many idle connections are kept open for reuse. `clock`: what
-    /// `PlainHTTP`'s timeouts are measured on (libcurl's own are the OS's).
-    public init(name: String = "buttond.http", connections: Int = 64, clock: Clock) {
+    /// `PlainHTTP`'s timeouts are measured on (libcurl's own are the OS's). `nice`: the loops'
+    /// threads' nice value (a server's deliveries yield to its input).
+    public init(name: String = "buttond.http", connections: Int = 64, nice: Int32 = 0, clock: Clock) {
         Curl.start()
         multi = curl_multi_init()
         self.name = name
-        plain = PlainHTTP(name: name + "1", connections: connections, clock: clock)
+        self.nice = nice
+        plain = PlainHTTP(name: name + "1", connections: connections, nice: nice, clock: clock)
         bd_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, connections)
     }
 
@@ -53,7 +56,10 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
         }
         guard start else { return }
         plain.start()
-        startThread(name: name) { [self] in run() }
+        startThread(name: name) { [self] in
+            if nice != 0 { setThreadNice(nice) }
+            run()
+        }
     }
 
     /// Starts `request`; `completion` is called once, on the loop's thread, with the answer

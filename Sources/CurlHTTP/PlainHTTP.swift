@@ -57,6 +57,7 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
     private let lock = Condition()
     private var shared = Shared()
     private let name: String
+    private let nice: Int32
     private let clock: Clock
     private let epoll: Int32
     private let bell: Int32
@@ -69,8 +70,9 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
 
     /// `connections`: how many idle connections are kept at most. `clock`: the timeouts are
     /// measured on its monotonic time (the server's is the OS's, as libcurl's are).
-    init(name: String, connections: Int, clock: Clock) {
+    init(name: String, connections: Int, nice: Int32 = 0, clock: Clock) {
         self.name = name
+        self.nice = nice
         self.clock = clock
         idleLimit = connections
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -95,7 +97,10 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
             return !shared.running && !shared.stopping
         }
         guard start else { return }
-        startThread(name: name) { [self] in run() }
+        startThread(name: name) { [self] in
+            if nice != 0 { setThreadNice(nice) }
+            run()
+        }
     }
 
     func send(_ request: PlainRequest, completion: @escaping Completion) {

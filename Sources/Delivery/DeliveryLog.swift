@@ -33,7 +33,10 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
 
     func start() {
         recording.locked { started = true }
-        startThread(name: "buttond.record") { [self] in run() }
+        startThread(name: "buttond.record") { [self] in
+            setThreadNice(DeliveryThreads.nice)
+            run()
+        }
     }
 
     /// Hands an attempt over to be written.

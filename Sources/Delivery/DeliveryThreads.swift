@@ -13,6 +13,10 @@ public final class DeliveryThreads: @unchecked Sendable {  // the fields are gua
     private var count = 0
     /// An idle thread ends after this long without work.
     static let idleSeconds = 30.0
+    /// The nice value of every thread that delivers (these, the HTTP loops, the dispatcher,
+    /// the delivery log's writer): a press is answered before its deliveries go out, which
+    /// are durable in the outbox meanwhile.
+    public static let nice: Int32 = 5
 
     public init() {}
 
@@ -31,7 +35,7 @@ public final class DeliveryThreads: @unchecked Sendable {  // the fields are gua
     }
 
     private func work() {
-        _ = setThreadNice(5)
+        _ = setThreadNice(Self.nice)
         condition.lock()
         while true {
             if jobs.isEmpty {

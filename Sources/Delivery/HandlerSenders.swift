@@ -23,7 +23,7 @@ final class HandlerSenders: Sendable {
     init(userAgent: String, clock: Clock) {
         self.userAgent = userAgent
         self.clock = clock
-        http = HTTPLoop(name: "buttond.http", clock: clock)
+        http = HTTPLoop(name: "buttond.http", nice: DeliveryThreads.nice, clock: clock)
         scripts = ScriptGroups(graceMs: ScriptRunner.killGraceMs, clock: clock)
     }
 

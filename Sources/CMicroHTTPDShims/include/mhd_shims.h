@@ -105,6 +105,10 @@ int bd_peer_closed(int fd);
 /// 1 when the connection is plain TCP (not TLS): its socket carries the body's bytes as sent.
 int bd_connection_is_plain(struct MHD_Connection *connection);
 
+/* The CPUs this process may run on (its affinity mask: taskset, a container's cpuset), or
+   the online ones when that cannot be read. */
+int bd_usable_cpus(void);
+
 /// Writes `data` as one HTTP/1.1 chunk ("<hex length>\r\n" data "\r\n") straight to `fd`, not
 /// blocking: for an event stream whose connection libmicrohttpd holds suspended with nothing
 /// of its own left to send. 1: the whole chunk is in the kernel's send buffer. 0: nothing was
