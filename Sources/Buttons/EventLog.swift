@@ -60,13 +60,8 @@ package final class EventLog: @unchecked Sendable {  // mutable state is touched
     package func write(_ events: [ControlEvent], states: [ButtonStateChange], deliveries: [DeliveryRow]) throws(StoreError) {
         precondition(events.first.map { $0.seq == nextSeq } ?? true, "events must be numbered from nextSeq")
         let maintain = sinceTrim + events.count >= maintenanceInterval
-        // Each row made in its place in an array made once (`map(stored)` made each row, then
-        // copied it into the array and destroyed the first).
-        var rows: [StoredEvent] = []
-        rows.reserveCapacity(events.count)
-        for index in events.indices { rows.append(stored(events[index])) }
         try store.commit(
-            events: rows, states: states, deliveries: deliveries,
+            events: events.map(stored), states: states, deliveries: deliveries,
             keepEvents: maintain ? retention : nil, writeIndexes: maintain)
         nextSeq += Int64(events.count)
         sinceTrim = maintain ? 0 : sinceTrim + events.count

@@ -64,7 +64,9 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
             inbox.start()
             running = true
         }
-        startThread(name: "buttond.sequencer") { [self] in run() }
+        // Woken request threads must not preempt the thread that applies and answers them
+        // all, and a timer must not wait behind them.
+        startThread(name: "buttond.sequencer", nice: -10) { [self] in run() }
     }
 
     /// Finishes what is queued, then stops the thread.
@@ -116,9 +118,6 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
     }
 
     private func run() {
-        // Woken request threads must not preempt the thread that applies and answers them
-        // all, and a timer must not wait behind them.
-        setThreadNice(-10)
         while let work = next() { perform(work) }
         lock.locked {
             running = false

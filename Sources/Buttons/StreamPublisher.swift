@@ -50,12 +50,9 @@ package final class StreamPublisher: @unchecked Sendable {  // all mutable state
     }
 
     package func start() {
-        startThread(name: "buttond.replay") { [self] in
-            // Below the HTTP workers: a long replay takes what the presses leave of the CPU,
-            // not a share of it (a press waits behind no page of history).
-            setThreadNice(10)
-            pump()
-        }
+        // Below the HTTP workers: a long replay takes what the presses leave of the CPU, not a
+        // share of it (a press waits behind no page of history).
+        startThread(name: "buttond.replay", nice: 10) { [self] in pump() }
     }
 
     package func stop() {

@@ -56,10 +56,7 @@ public final class HTTPLoop: @unchecked Sendable {  // `shared` is guarded by `l
         }
         guard start else { return }
         plain.start()
-        startThread(name: name) { [self] in
-            if nice != 0 { setThreadNice(nice) }
-            run()
-        }
+        startThread(name: name, nice: nice) { [self] in run() }
     }
 
     /// Starts `request`; `completion` is called once, on the loop's thread, with the answer

@@ -97,10 +97,7 @@ final class PlainHTTP: @unchecked Sendable {  // `shared` is guarded by `lock`; 
             return !shared.running && !shared.stopping
         }
         guard start else { return }
-        startThread(name: name) { [self] in
-            if nice != 0 { setThreadNice(nice) }
-            run()
-        }
+        startThread(name: name, nice: nice) { [self] in run() }
     }
 
     func send(_ request: PlainRequest, completion: @escaping Completion) {

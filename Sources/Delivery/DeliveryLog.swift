@@ -33,10 +33,7 @@ final class DeliveryLog: @unchecked Sendable {  // every `var` is guarded by `re
 
     func start() {
         recording.locked { started = true }
-        startThread(name: "buttond.record") { [self] in
-            setThreadNice(DeliveryThreads.nice)
-            run()
-        }
+        startThread(name: "buttond.record", nice: DeliveryThreads.nice) { [self] in run() }
     }
 
     /// Hands an attempt over to be written.

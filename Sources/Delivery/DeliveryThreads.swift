@@ -3,7 +3,7 @@ import ThreadSupport
 /// The threads blocking senders run on: one per attempt under way, made when none is idle and
 /// ended after a while without work. How many run at once is the dispatcher's to bound
 /// (`--delivery-concurrency`); a script waits for no webhook and no webhook for a script.
-/// Lowered (nice 5) from the thread itself: input comes first, and what a script spawns
+/// Started at nice 5 (`nice`): input comes first, and what a script spawns
 /// inherits it. Each dispatcher's senders share one pool (`HandlerSenders`), the MQTT bridge
 /// has its own: nothing of it is process-wide.
 public final class DeliveryThreads: @unchecked Sendable {  // the fields are guarded by `condition`
@@ -31,11 +31,10 @@ public final class DeliveryThreads: @unchecked Sendable {  // the fields are gua
             condition.signal()
             return false
         }
-        if start { startThread(name: "buttond.send") { [self] in work() } }
+        if start { startThread(name: "buttond.send", nice: Self.nice) { [self] in work() } }
     }
 
     private func work() {
-        _ = setThreadNice(Self.nice)
         condition.lock()
         while true {
             if jobs.isEmpty {

@@ -284,10 +284,7 @@ public final class Dispatcher: @unchecked Sendable {  // `state` is guarded by `
         senders.rules = rules
         log.start()
         senders.start()
-        startThread(name: "buttond.dispatch") { [self] in
-            setThreadNice(DeliveryThreads.nice)
-            run(onAttempt: onAttempt)
-        }
+        startThread(name: "buttond.dispatch", nice: DeliveryThreads.nice) { [self] in run(onAttempt: onAttempt) }
     }
 
     /// New work may be due (or a test moved the clock): the dispatcher looks now rather than at

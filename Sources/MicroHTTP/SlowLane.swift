@@ -23,8 +23,7 @@ public final class SlowLane: @unchecked Sendable {  // `work`, `head` and `stopp
     /// Starts the lane's threads, at nice 10.
     public func start() {
         for _ in 0..<threads {
-            startThread(name: "buttond.slow") { [self] in
-                setThreadNice(10)
+            startThread(name: "buttond.slow", nice: 10) { [self] in
                 while let work = next() { work() }
             }
         }

@@ -72,17 +72,20 @@ public final class Condition: @unchecked Sendable {  // the pthread objects are 
 }
 
 /// Starts a detached thread running `body`, named `name` (its first 15 bytes, as `top -H`
-/// and `perf` show it).
-public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+/// and `perf` show it), at `nice` (set by the thread itself before `body`; a raise the
+/// process may not make only costs latency).
+public func startThread(name: String, nice: Int32 = 0, _ body: @escaping @Sendable () -> Void) {
     final class Box {
         let body: @Sendable () -> Void
         let name: String
-        init(_ body: @escaping @Sendable () -> Void, _ name: String) {
+        let nice: Int32
+        init(_ body: @escaping @Sendable () -> Void, _ name: String, _ nice: Int32) {
             self.body = body
             self.name = name
+            self.nice = nice
         }
     }
-    let box = Unmanaged.passRetained(Box(body, name)).toOpaque()
+    let box = Unmanaged.passRetained(Box(body, name, nice)).toOpaque()
     var thread = pthread_t()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
@@ -90,6 +93,7 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     let result = pthread_create(&thread, &attributes, { raw in
         let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
         _ = bd_set_thread_name(String(box.name.utf8.prefix(15)) ?? "buttond")
+        if box.nice != 0 { setThreadNice(box.nice) }
         box.body()
         return nil
     }, box)
