@@ -45,6 +45,11 @@ def server(spec, name, work, handler_url=None):
     return s
 
 
+def cpu_a_request(rounds):
+    """A process's CPU (user + system, µs) a request over `rounds`."""
+    return sum(r["cpu"] for r in rounds) / max(1, sum(r["requests"] for r in rounds)) * 1e6
+
+
 def rate(rounds):
     return sum(r["requests"] for r in rounds) / (sum(r["duration_us"] for r in rounds) / 1e6)
 
@@ -81,10 +86,11 @@ def press(args, work):
                     report = wrk(f"http://127.0.0.1:{port}/", args.seconds, env=env)
                     report["cpu"] = cpu_seconds(pid) - before
                     got[name].append(report)
-            line = f"{buttons:>2} buttons: raw {rate(got['raw']):.0f}, C {rate(got['C']):.0f}"
+            line = (f"{buttons:>2} buttons: raw {rate(got['raw']):.0f}, C {rate(got['C']):.0f} "
+                    f"({cpu_a_request(got['C']):.1f} us CPU a press)")
             for k in range(len(servers)):
                 rounds = got[f"b{k}"]
-                us = sum(r["cpu"] for r in rounds) / max(1, sum(r["requests"] for r in rounds)) * 1e6
+                us = cpu_a_request(rounds)
                 line += (f" | b{k} {rate(rounds):.0f} = {rate(rounds) / rate(got['C']):.3f} x C, "
                          f"{rate(rounds) / rate(got['raw']):.3f} x raw, {us:.1f} us CPU a press, "
                          f"p99 max {max(r['p99_us'] for r in rounds) / 1000:.1f} ms")
@@ -120,7 +126,7 @@ def hook(args, work):
                 got[k].append(report)
         line = f"raw {rate(raws):.0f}"
         for k, rounds in got.items():
-            us = sum(r["cpu"] for r in rounds) / max(1, sum(r["requests"] for r in rounds)) * 1e6
+            us = cpu_a_request(rounds)
             drains = [r["drain"] for r in rounds]
             slowest = "not drained" if None in drains else f"drained within {max(drains):.1f} s"
             line += f" | b{k} {rate(rounds):.0f} = {rate(rounds) / rate(raws):.3f} x raw, {us:.1f} us CPU a press and its delivery, {slowest}"

@@ -33,12 +33,12 @@ fi
 
 # --- builds --------------------------------------------------------------------------------
 say "building buttond (release)"
-$SWIFT build -c release --product buttond
+$SWIFT build -c release --experimental-lto-mode=full --product buttond  # as the Makefile's release
 
 ENGINE_ARGS=()
 if grep -q '"engine-bench"' Package.swift; then
     say "building engine-bench (release)"
-    $SWIFT build -c release --product engine-bench
+    $SWIFT build -c release --experimental-lto-mode=full --product engine-bench
 else
     say "Package.swift has no engine-bench target: scenario 6 will be skipped"
     ENGINE_ARGS=(--engine-bench "")

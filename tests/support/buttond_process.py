@@ -82,7 +82,7 @@ def start_server(suite: str, name: str, *extra: str, data_subdir: str = "", env:
 
     path = binary()
     if not path.exists():
-        pytest.fail(f"buttond binary not found at {path} (build it with `swift build -c release` or set BUTTOND_BIN)")
+        pytest.fail(f"buttond binary not found at {path} (build it with `make release` or set BUTTOND_BIN)")
     ARTIFACTS.mkdir(exist_ok=True)
     data_dir = tempfile.mkdtemp(prefix=f"buttond-{suite}-{name}-")
     log_path = ARTIFACTS / f"{suite}-{name}.log"
