@@ -32,14 +32,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- builds --------------------------------------------------------------------------------
-say "building buttond (release)"
-$SWIFT build -c release --experimental-lto-mode=full --product buttond  # as the Makefile's release
+# The Makefile's release build, flags and all (`make release`), so that neither relinks the other's.
+read -r -a RELEASE <<< "$(sed -n 's/^RELEASE := //p' Makefile)"
+say "building buttond and engine-bench (release: ${RELEASE[*]})"
+$SWIFT build "${RELEASE[@]}"
 
 ENGINE_ARGS=()
-if grep -q '"engine-bench"' Package.swift; then
-    say "building engine-bench (release)"
-    $SWIFT build -c release --experimental-lto-mode=full --product engine-bench
-else
+if ! grep -q '"engine-bench"' Package.swift; then
     say "Package.swift has no engine-bench target: scenario 6 will be skipped"
     ENGINE_ARGS=(--engine-bench "")
 fi
