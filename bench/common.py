@@ -303,7 +303,10 @@ class CTool:
     """A helper from .build/bench that prints port=N on its first line."""
 
     def __init__(self, path, *args):
-        self.proc = spawn([path, *args], stdout=subprocess.PIPE, text=True)
+        # Its stderr goes to a file, read once it has stopped (`stop` returns it): a pipe no one
+        # reads while it runs could fill and stop it.
+        self.err = tempfile.TemporaryFile()
+        self.proc = spawn([path, *args], stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.proc.stdout.readline()
         m = re.match(r"port=(\d+)", line)
         if not m:
@@ -311,7 +314,14 @@ class CTool:
         self.port = int(m.group(1))
 
     def stop(self):
+        """Stops it; what it wrote to stderr."""
         stop(self.proc)
+        if self.err.closed:
+            return ""
+        self.err.seek(0)
+        text = self.err.read().decode(errors="replace")
+        self.err.close()
+        return text
 
 
 class SSEClients:

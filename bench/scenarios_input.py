@@ -55,8 +55,7 @@ class InputScenarios:
                 m = alternating(loads, rounds, each)
             finally:
                 base.stop()
-                if durable:
-                    durable[0].stop()
+                said = durable[0].stop() if durable else ""
             self.base = m["raw"]
             self.raw["baseline"] = self.base
             log(f"baseline: {self.base['rps']:.0f} req/s, p99 {self.base['p99_us'] / 1000:.2f} ms")
@@ -85,8 +84,16 @@ class InputScenarios:
                            "of all its rounds' requests; req/s by round: "
                            + "; ".join(f"{name} " + ", ".join(f"{q['rps']:.0f}" for q in m[name]["rounds"])
                                        for name in loads))
-            emitted = sum(v for k, v in metrics(srv.port).items() if k.startswith("buttond_control_events_total"))
+            counters = metrics(srv.port)
+            emitted = sum(v for k, v in counters.items() if k.startswith("buttond_control_events_total"))
             r["events_emitted"] = emitted
+            # Issue 43: batches as large as the C program's? Its presses a commit (printed at its
+            # exit) beside buttond's, each over all its loads of these rounds.
+            commits = counters.get("buttond_log_commits_total", 0)
+            carried = re.search(r"(\d+) presses in (\d+) commits", said)
+            if commits and carried and int(carried.group(2)):
+                self.note("1", f"presses a commit: buttond {counters.get('buttond_log_commit_calls_total', 0) / commits:.1f}, "
+                               f"the C program {int(carried.group(1)) / int(carried.group(2)):.1f}")
             r["presses"] = warm["64"]["requests"] + sum(m[n]["requests"] for n in ("64", "1", "16"))
             for n, rn, cn in ((64, r, c), (1, m["1"], m.get("c1")), (16, m["16"], m.get("c16"))):
                 if cn:  # issue 43: at least 0.90 x the same durable work done in C, on as many buttons

@@ -244,6 +244,9 @@ static sqlite3 *db;
 static sqlite3_stmt *insert_event, *upsert_state, *max_seq, *trim_events, *remember_trim, *begin_tx, *commit_tx, *rollback_tx;
 static int wal_pages;
 static int64_t next_seq = 1, since_trim;
+/* Committed transactions and the presses they carried, printed at exit (the bench compares the
+   batches with buttond's `buttond_log_commits_total`). Written by the writer thread only. */
+static int64_t commits, committed_presses;
 static char id_prefix[16];
 static const char *db_path;
 
@@ -485,6 +488,10 @@ static int write_batch(struct req *work) {
     }
     if (ok) ok = sqlite3_step(commit_tx) == SQLITE_DONE;
     sqlite3_reset(commit_tx);
+    if (ok) {
+        commits++;
+        for (struct req *q = work; q; q = q->next) committed_presses++;
+    }
     if (!ok) {
         fprintf(stderr, "durable_press: commit failed: %s\n", sqlite3_errmsg(db));
         sqlite3_step(rollback_tx);
@@ -604,5 +611,6 @@ int main(int argc, char **argv) {
     pthread_mutex_unlock(&ckpt_lock);
     pthread_join(ckpt_thread, NULL);
     sqlite3_close_v2(db);
+    fprintf(stderr, "durable_press: %lld presses in %lld commits\n", (long long)committed_presses, (long long)commits);
     return 0;
 }
