@@ -302,10 +302,10 @@ class Buttond:
 class CTool:
     """A helper from .build/bench that prints port=N on its first line."""
 
-    def __init__(self, path, *args):
-        # Its stderr goes to a file, read once it has stopped (`stop` returns it): a pipe no one
-        # reads while it runs could fill and stop it.
-        self.err = tempfile.TemporaryFile()
+    def __init__(self, path, *args, keep_stderr=False):
+        # With `keep_stderr`, its stderr goes to a file, read once it has stopped (`stop` returns
+        # it; a pipe no one reads while it runs could fill and stop it); otherwise it is ours.
+        self.err = tempfile.TemporaryFile() if keep_stderr else None
         self.proc = spawn([path, *args], stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.proc.stdout.readline()
         m = re.match(r"port=(\d+)", line)
@@ -314,9 +314,9 @@ class CTool:
         self.port = int(m.group(1))
 
     def stop(self):
-        """Stops it; what it wrote to stderr."""
+        """Stops it; what it wrote to stderr if kept, else ""."""
         stop(self.proc)
-        if self.err.closed:
+        if self.err is None or self.err.closed:
             return ""
         self.err.seek(0)
         text = self.err.read().decode(errors="replace")

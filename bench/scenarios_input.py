@@ -91,6 +91,9 @@ class InputScenarios:
             # exit) beside buttond's, each over all its loads of these rounds.
             commits = counters.get("buttond_log_commits_total", 0)
             carried = re.search(r"(\d+) presses in (\d+) commits", said)
+            others = [line for line in said.splitlines() if line and "presses in" not in line]
+            if others:  # its errors (a refused commit, say), kept with its count until it stopped
+                self.note("12", "the C program said: " + "; ".join(others[:5]))
             if commits and carried and int(carried.group(2)):
                 self.note("1", f"presses a commit: buttond {counters.get('buttond_log_commit_calls_total', 0) / commits:.1f}, "
                                f"the C program {int(carried.group(1)) / int(carried.group(2)):.1f}")
@@ -159,7 +162,7 @@ class InputScenarios:
         finally:
             srv.stop()
         db = os.path.join(data, "buttond.sqlite3")
-        c = CTool(self.tool("durable_press"), db, str(self.args.threads))
+        c = CTool(self.tool("durable_press"), db, str(self.args.threads), keep_stderr=True)
         try:
             answer = must(c.port, "POST", "/api/v1/buttons/b0/press", {})
             keys = [sorted(e) for e in answer["events"]]
