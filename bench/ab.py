@@ -21,16 +21,9 @@ import tempfile
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import ROOT, Buttond, CTool, default_threads, must, wrk  # noqa: E402
+from common import ROOT, Buttond, CTool, alternating, cpu_a_request, cpu_seconds, default_threads, must, wrk  # noqa: E402
 
 TOOLS = os.path.join(ROOT, ".build", "bench")
-
-
-def cpu_seconds(pid):
-    """User + system CPU of a process so far, from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def server(spec, name, work, handler_url=None):
@@ -43,11 +36,6 @@ def server(spec, name, work, handler_url=None):
         if handler_url:
             must(s.port, "POST", f"/api/v1/buttons/b{i}/handlers", {"on": ["tap"], "webhook": {"url": handler_url}})
     return s
-
-
-def cpu_a_request(rounds):
-    """A process's CPU (user + system, µs) a request over `rounds`."""
-    return sum(r["cpu"] for r in rounds) / max(1, sum(r["requests"] for r in rounds)) * 1e6
 
 
 def rate(rounds):
@@ -79,13 +67,9 @@ def press(args, work):
             env = {"BENCH_BUTTONS": buttons}
             for _, port, _ in loads:
                 wrk(f"http://127.0.0.1:{port}/", 1, env=env)
-            got = {name: [] for name, _, _ in loads}
-            for _ in range(args.rounds):
-                for name, port, pid in loads:
-                    before = cpu_seconds(pid)
-                    report = wrk(f"http://127.0.0.1:{port}/", args.seconds, env=env)
-                    report["cpu"] = cpu_seconds(pid) - before
-                    got[name].append(report)
+            measured = alternating({name: (f"http://127.0.0.1:{port}/", env) for name, port, _ in loads}, args.rounds,
+                                   args.seconds, pids={name: pid for name, _, pid in loads})
+            got = {name: report["rounds"] for name, report in measured.items()}
             line = (f"{buttons:>2} buttons: raw {rate(got['raw']):.0f}, C {rate(got['C']):.0f} "
                     f"({cpu_a_request(got['C']):.1f} us CPU a press)")
             for k in range(len(servers)):

@@ -200,16 +200,38 @@ def merged(rounds):
     return out
 
 
-def alternating(loads, rounds, duration):
+def cpu_seconds(pid):
+    """User + system CPU of a process so far, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_a_request(rounds):
+    """A process's CPU (user + system, µs) a request over `rounds` (reports with `cpu`)."""
+    return sum(r["cpu"] for r in rounds) / max(1, sum(r["requests"] for r in rounds)) * 1e6
+
+
+def alternating(loads, rounds, duration, pids=None):
     """Runs each load of `loads` ({name: (url, env)}) for `duration` seconds, in turn, `rounds`
     times over, and returns {name: merged report}: a change of the machine's speed during the
     run (other tenants of a shared host) then falls on every load alike, where measuring one
-    after the other let it fall on one of them."""
+    after the other let it fall on one of them. A load named in `pids` ({name: pid}) also gets
+    that process's CPU over its rounds (`cpu`, seconds; `cpu_us` a request)."""
     got = {name: [] for name in loads}
     for _ in range(rounds):
         for name, (url, env) in loads.items():
-            got[name].append(wrk(url, duration, env=env))
-    return {name: merged(reports) for name, reports in got.items()}
+            pid = (pids or {}).get(name)
+            before = cpu_seconds(pid) if pid else 0
+            report = wrk(url, duration, env=env)
+            if pid:
+                report["cpu"] = cpu_seconds(pid) - before
+            got[name].append(report)
+    out = {name: merged(reports) for name, reports in got.items()}
+    for name, reports in got.items():
+        if all("cpu" in r for r in reports):
+            out[name]["cpu_us"] = cpu_a_request(reports)
+    return out
 
 
 def wrk_background(url, duration, conns=50, threads=2, script="press.lua", env=None):
