@@ -104,12 +104,15 @@ class InputScenarios:
                                f"the C program {int(carried.group(1)) / int(carried.group(2)):.1f}")
             r["presses"] = warm["64"]["requests"] + sum(m[n]["requests"] for n in ("64", "1", "16"))
             for n, rn, cn in ((64, r, c), (1, m["1"], m.get("c1")), (16, m["16"], m.get("c16"))):
-                if cn:  # issue 43: at least 0.90 x the same durable work done in C, on as many buttons
-                    self.row("1 press, no handlers", f"throughput vs the C program, {n} button{'s' if n > 1 else ''}",
-                             rn["rps"], "req/s", cn["rps"], rn["rps"] / cn["rps"], "≥ 90 % of C", rn["rps"] / cn["rps"] >= 0.90)
-            for n, rn, cn in ((64, r, c), (1, m["1"], m.get("c1")), (16, m["16"], m.get("c16"))):
-                if cn and "cpu_us" in rn and "cpu_us" in cn:
-                    self.row("1 press, no handlers", f"CPU a press, {n} button{'s' if n > 1 else ''} (buttond, the C program)",
+                if not cn:
+                    continue
+                buttons = f"{n} button{'s' if n > 1 else ''}"
+                # Issue 43: at least 0.90 x the same durable work done in C, on as many buttons;
+                # and the CPU each program pays a press for it.
+                self.row("1 press, no handlers", f"throughput vs the C program, {buttons}",
+                         rn["rps"], "req/s", cn["rps"], rn["rps"] / cn["rps"], "≥ 90 % of C", rn["rps"] / cn["rps"] >= 0.90)
+                if "cpu_us" in rn and "cpu_us" in cn:
+                    self.row("1 press, no handlers", f"CPU a press, {buttons} (buttond, the C program)",
                              rn["cpu_us"], "µs", durable=cn["cpu_us"], durable_ratio=rn["cpu_us"] / cn["cpu_us"])
             for n in (1, 16):  # issues 25 and 43: one button, and sixteen round robin
                 rn = m[str(n)]
