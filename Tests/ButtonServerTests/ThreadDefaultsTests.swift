@@ -56,7 +56,9 @@ import TestSupport
     }
 
     /// What delivers (the dispatcher, the delivery log's writer, the HTTP client's loops) runs
-    /// below the threads that take input: a press is answered first.
+    /// below the threads that take input: a press is answered first. The sequencer runs at the
+    /// request threads' priority, not above: raised, it preempted each worker that woke it and
+    /// took presses one or two a commit (docs/performance.md, issue 43).
     @Test func deliveryThreadsYieldToInput() throws {
         let dir = NSTemporaryDirectory() + "buttond-nice-\(UUID().uuidString)"
         let server = try ServerProcess(dataDir: dir)
@@ -73,5 +75,7 @@ import TestSupport
         #expect(delivering.count == 4, "\(threads.map(\.name))")
         #expect(delivering.allSatisfy { $0.nice == 5 }, "\(delivering)")
         #expect(threads.filter { $0.name == "MHD-worker" }.allSatisfy { $0.nice == 0 })
+        let sequencer = threads.filter { $0.name == "buttond.sequenc" }
+        #expect(sequencer.count == 1 && sequencer.allSatisfy { $0.nice == 0 }, "\(sequencer)")
     }
 }
