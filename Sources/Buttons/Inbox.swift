@@ -26,13 +26,6 @@ package struct Inbox {
     package private(set) var stopping = false
     /// The thread waits for work (or its next timer).
     private var sleeping = false
-    /// The last take held more than one submission: the server is under load.
-    private var busy = false
-
-    /// Under load, a take of fewer than this many waits `lingerSeconds` for more to join its
-    /// turn: one commit for more presses (as the C program of `bench/baseline` does).
-    package static let lingerBelow = 32
-    package static let lingerSeconds = 0.000_2
 
     package init() {}
 
@@ -53,19 +46,8 @@ package struct Inbox {
         return wake() ? .queuedWake : .queued
     }
 
-    /// Whether the thread should wait a moment before it takes what is queued: under load,
-    /// with fewer than `lingerBelow` queued, no stop asked and no timer due within the wait
-    /// (`nextTimerIn`, milliseconds from now: a timer waits behind no sleep, and under load a
-    /// thread that sleeps even 0.2 ms may get its core back milliseconds late). Submits
-    /// meanwhile do not wake it (it is not sleeping): the wait is the whole `lingerSeconds`.
-    package func shouldLinger(nextTimerIn: Double?) -> Bool {
-        guard busy && work.count < Self.lingerBelow && !stopping else { return false }
-        return nextTimerIn.map { $0 > Self.lingerSeconds * 1000 } ?? true
-    }
-
     /// Everything queued, in order; the queue is left empty (with room for as much again).
     package mutating func take() -> [Work] {
-        busy = work.count > 1
         var taken: [Work] = []
         taken.reserveCapacity(work.count)
         swap(&taken, &work)

@@ -65,9 +65,9 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
             running = true
         }
         // At the request threads' priority: raised (nice -10, until issue 43's last session) it
-        // preempted the worker that had just woken it, so it took the submissions one or two at
-        // a time (24 presses a commit under wrk's load against 32 at nice 0) and a press cost
-        // 1.3 µs more CPU, while its timers were not measurably later (docs/performance.md).
+        // preempted the worker that had just woken it and took the submissions one or two at a
+        // time, unless it lingered 0.2 ms for more, which cost more presses a second than it
+        // saved CPU; its timers are not measurably later at nice 0 (docs/performance.md).
         startThread(name: "buttond.sequencer") { [self] in run() }
     }
 
@@ -133,11 +133,10 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         lock.lock()
         defer { lock.unlock() }
         while true {
-            if !inbox.isEmpty {
-                let nextTimerIn = state.nextDeadline.map { Double($0) - clock.precise() }
-                if inbox.shouldLinger(nextTimerIn: nextTimerIn) { lock.wait(seconds: Inbox.lingerSeconds) }
-                return inbox.take()
-            }
+            // No linger for more to come: at the workers' priority, the sequencer runs once the
+            // worker that woke it yields, and a turn finds what came meanwhile (a wait of 0.2 ms
+            // for up to 32 cost 6-15 % of the presses a second; docs/performance.md).
+            if !inbox.isEmpty { return inbox.take() }
             if inbox.stopping { return nil }
             let deadline = state.nextDeadline
             let wait = deadline.map { Double($0) - clock.precise() }

@@ -304,32 +304,3 @@ struct InboxTests {
         do { let sleeps = inbox.maySleep(); #expect(!sleeps) }
     }
 }
-
-extension InboxTests {
-    @Test func underLoadASmallTakeLingersForMore() {
-        var inbox = Inbox()
-        inbox.start()
-        _ = inbox.submit(Self.command("a"))
-        // One at a time is not load: taken at once.
-        #expect(!inbox.shouldLinger(nextTimerIn: nil))
-        _ = inbox.take()
-        for index in 0..<3 { _ = inbox.submit(Self.command("b\(index)")) }
-        #expect(!inbox.shouldLinger(nextTimerIn: nil))
-        #expect(inbox.take().count == 3)
-        // The last take held several: a few more wait a moment for company...
-        for index in 0..<5 { _ = inbox.submit(Self.command("c\(index)")) }
-        #expect(inbox.shouldLinger(nextTimerIn: nil))
-        // ...unless a timer is due before the wait would end (or is already due): the timer
-        // goes first; one due later lets it wait...
-        #expect(!inbox.shouldLinger(nextTimerIn: Inbox.lingerSeconds * 1000 / 2))
-        #expect(!inbox.shouldLinger(nextTimerIn: -3))
-        #expect(inbox.shouldLinger(nextTimerIn: 50))
-        // ...and not once as many as a turn should take are there, nor when stopping.
-        for index in 0..<(Inbox.lingerBelow - 5) { _ = inbox.submit(Self.command("d\(index)")) }
-        #expect(!inbox.shouldLinger(nextTimerIn: nil))
-        #expect(inbox.take().count == Inbox.lingerBelow)
-        _ = inbox.submit(Self.command("e"))
-        _ = inbox.stop()
-        #expect(!inbox.shouldLinger(nextTimerIn: nil))
-    }
-}
