@@ -56,8 +56,8 @@ import TestSupport
     }
 
     /// What delivers (the dispatcher, the delivery log's writer, the HTTP client's loops) runs
-    /// below the threads that take input: a press is answered first. The sequencer runs at the
-    /// request threads' priority, not above: raised, it preempted each worker that woke it and
+    /// below the threads that take input: a press is answered first. The sequencer runs a little
+    /// above the request threads, not far: at nice -10 it preempted each worker that woke it and
     /// took presses one or two a commit (docs/performance.md, issue 43).
     @Test func deliveryThreadsYieldToInput() throws {
         let dir = NSTemporaryDirectory() + "buttond-nice-\(UUID().uuidString)"
@@ -76,6 +76,7 @@ import TestSupport
         #expect(delivering.allSatisfy { $0.nice == 5 }, "\(delivering)")
         #expect(threads.filter { $0.name == "MHD-worker" }.allSatisfy { $0.nice == 0 })
         let sequencer = threads.filter { $0.name == "buttond.sequenc" }
-        #expect(sequencer.count == 1 && sequencer.allSatisfy { $0.nice == 0 }, "\(sequencer)")
+        // 0 where the process may not raise a thread's priority (no CAP_SYS_NICE).
+        #expect(sequencer.count == 1 && sequencer.allSatisfy { $0.nice == -3 || $0.nice == 0 }, "\(sequencer)")
     }
 }
