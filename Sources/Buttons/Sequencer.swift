@@ -136,9 +136,9 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         lock.lock()
         defer { lock.unlock() }
         while true {
-            // No linger for more to come: at the workers' priority, the sequencer runs once the
-            // worker that woke it yields, and a turn finds what came meanwhile (a wait of 0.2 ms
-            // for up to 32 cost 6-15 % of the presses a second; docs/performance.md).
+            // No linger for more to come: close to the workers' priority (see `start`), the
+            // sequencer runs once the worker that woke it yields, and a turn finds what came
+            // meanwhile (a wait of 0.2 ms for up to 32 cost 6-15 % of the presses a second).
             if !inbox.isEmpty { return inbox.take() }
             if inbox.stopping { return nil }
             let deadline = state.nextDeadline
