@@ -297,7 +297,7 @@ class InputScenarios:
         self.note("7", f"{len(lags)} long presses (longPressMs {long_ms}) on {n} buttons, one filtered SSE "
                        f"stream each, while wrk pressed 16 buttons at {load['rps']:.0f} req/s "
                        f"(p99 {load['p99_us'] / 1000:.1f} ms); max lag {max(lags):.1f} ms"
-                       + (f"; beside it, bench/baseline/timer_probe.c ({n} C timer threads at nice -3 as the sequencer, each "
+                       + (f"; beside it, bench/baseline/timer_probe.c ({n} C timer threads at nice -10 as the sequencer, each "
                           f"writing at its deadline to one epoll reader over loopback: the same two wake-ups "
                           f"without buttond's work) {floor['samples']} samples, p50 {floor['p50_ms']:.2f} ms, "
                           f"p99 {floor['p99_ms']:.2f} ms, max {floor['max_ms']:.1f} ms"

@@ -65,6 +65,14 @@ package struct Inbox {
     /// The thread woke (a timer, a wake-up or a spurious one).
     package mutating func woke() { sleeping = false }
 
+    /// Whether the thread, just woken with work queued, gives way once before it takes it:
+    /// raised above the request threads (so that a timer is on time beside other programs'
+    /// busy threads), it would preempt the worker whose submit woke it and take presses one or
+    /// two a commit; once it has given way, that worker goes on (answering, reading, submitting
+    /// more) and the turn finds what came meanwhile. Not when a timer is due: the timer goes
+    /// first, nor when stopping.
+    package func shouldGiveWay(timerDue: Bool) -> Bool { !work.isEmpty && !stopping && !timerDue }
+
     private mutating func wake() -> Bool {
         guard sleeping else { return false }
         sleeping = false

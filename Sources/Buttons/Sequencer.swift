@@ -64,14 +64,12 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
             inbox.start()
             running = true
         }
-        // A little above the request threads (nice -3, where the process may raise it): enough
-        // that a timer and a commit do not wait behind other programs' busy threads (at nice 0,
-        // beside two busy loops, long presses were late by 5.5-6.5 ms at p99), not so much that
-        // it preempts the worker that has just woken it and takes the presses one or two a
-        // commit (nice -10 did: 5 presses a commit, 30 µs of CPU a press against 24 at nice 0
-        // or -3, unless it lingered 0.2 ms for more, which cost more presses a second than it
-        // saved). docs/performance.md, issue 43.
-        startThread(name: "buttond.sequencer", nice: -3) { [self] in run() }
+        // Above the request threads (nice -10, where the process may raise it): a timer and a
+        // commit do not wait behind other programs' busy threads (at nice 0 or -3, beside two
+        // busy loops, long presses were late by 5.5-8.2 ms at p99). Woken by a submit, it gives
+        // way once (`next`), or it would take the presses one or two a commit. docs/performance.md,
+        // issue 43.
+        startThread(name: "buttond.sequencer", nice: -10) { [self] in run() }
     }
 
     /// Finishes what is queued, then stops the thread.
@@ -136,9 +134,8 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
         lock.lock()
         defer { lock.unlock() }
         while true {
-            // No linger for more to come: close to the workers' priority (see `start`), the
-            // sequencer runs once the worker that woke it yields, and a turn finds what came
-            // meanwhile (a wait of 0.2 ms for up to 32 cost 6-15 % of the presses a second).
+            // No linger for more to come (a wait of 0.2 ms for up to 32 cost 6-15 % of the
+            // presses a second): after giving way once on waking, a turn takes what came.
             if !inbox.isEmpty { return inbox.take() }
             if inbox.stopping { return nil }
             let deadline = state.nextDeadline
@@ -151,6 +148,11 @@ package final class Sequencer: @unchecked Sendable {  // `inbox` is guarded by `
                 lock.wait()
             }
             inbox.woke()
+            if inbox.shouldGiveWay(timerDue: state.nextDeadline.map { Double($0) <= clock.precise() } ?? false) {
+                lock.unlock()
+                yieldThread()
+                lock.lock()
+            }
         }
     }
 

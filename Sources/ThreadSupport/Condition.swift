@@ -107,3 +107,6 @@ public func startThread(name: String, nice: Int32 = 0, _ body: @escaping @Sendab
 public func setThreadNice(_ nice: Int32) -> Bool {
     bd_set_thread_nice(nice) == 0
 }
+
+/// Gives the calling thread's core to another runnable thread once (`sched_yield`).
+public func yieldThread() { sched_yield() }

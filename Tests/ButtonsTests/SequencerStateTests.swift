@@ -304,3 +304,18 @@ struct InboxTests {
         do { let sleeps = inbox.maySleep(); #expect(!sleeps) }
     }
 }
+
+extension InboxTests {
+    /// Woken with presses queued, the sequencer gives way once (so the worker that woke it goes
+    /// on submitting); a due timer, an empty queue or a stop does not wait for that.
+    @Test func wokenWithWorkItGivesWayUnlessATimerIsDue() {
+        var inbox = Inbox()
+        inbox.start()
+        #expect(!inbox.shouldGiveWay(timerDue: false), "nothing queued")
+        _ = inbox.submit(Self.command("a"))
+        #expect(inbox.shouldGiveWay(timerDue: false))
+        #expect(!inbox.shouldGiveWay(timerDue: true), "the timer goes first")
+        _ = inbox.stop()
+        #expect(!inbox.shouldGiveWay(timerDue: false), "stopping")
+    }
+}

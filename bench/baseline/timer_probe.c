@@ -1,5 +1,5 @@
 /* The host's floor for scenario 7's long-press lag: the same path done in plain C, beside the
- * same load. PAIRS timer threads (nice -3, as buttond's sequencer) each sleep until a deadline
+ * same load. PAIRS timer threads (nice -10, as buttond's sequencer) each sleep until a deadline
  * on the wall clock (every PERIOD_MS, spread over the period), then write it to a loopback TCP
  * connection; one epoll reader (nice 0, as scenario 7's SSE client) takes each write and keeps
  * arrival - deadline. What that shows is the machine's: a thread woken late by the scheduler
@@ -38,7 +38,7 @@ struct timer { int fd, index; };
 
 static void *timer_thread(void *arg) {
     struct timer *t = arg;
-    setpriority(PRIO_PROCESS, (id_t)gettid(), -3); /* as buttond's sequencer; ignored if not permitted */
+    setpriority(PRIO_PROCESS, (id_t)gettid(), -10); /* as buttond's sequencer; ignored if not permitted */
     int64_t deadline = now_us() + 20000 + (int64_t)t->index * period_ms * 1000 / pairs;
     while (deadline < end_us) {
         struct timespec at = {.tv_sec = deadline / 1000000, .tv_nsec = (deadline % 1000000) * 1000};
